@@ -1,0 +1,28 @@
+# Two entry points for a fresh machine: `make demo` runs the site with demo data, `make test` runs the tests.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+NAF_DATA ?= ../shared/data/naf
+HOST ?= 127.0.0.1:8000
+
+.PHONY: install demo test migrate serve
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py import_fumbbl $(NAF_DATA)/fumbbl_matches.csv
+	$(PY) manage.py seed_demo
+	$(PY) manage.py runserver $(HOST)
+
+test: install
+	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) -m pytest

@@ -1,0 +1,168 @@
+"""Plain data shared by every rating engine: the games they read, the rows and summaries they write.
+
+No Django, no settings, no clock: engines take these in and give these out.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from datetime import date, datetime
+
+HOME = "home"
+AWAY = "away"
+
+PLAYED = "played"
+FORFEIT = "forfeit"
+BYE = "bye"
+
+
+class Reason:
+    """Why a calculation row does not count (stored as the code, shown as a footnote)."""
+
+    OPPONENT_UNRATED = "opponent_unrated"
+    RACE_EXCLUDED = "race_excluded"
+    RACE_NOT_RANKED = "race_not_ranked"
+    EVENT_NOT_SANCTIONED = "event_not_sanctioned"
+    FORFEIT = "forfeit"
+    BYE = "bye"
+    VARIANT_EXCLUDED = "variant_excluded"
+    IN_DEPOT = "in_depot"
+    DEPOT_EXPIRED = "depot_expired"
+    DEPOT_BOOTSTRAP = "depot_bootstrap"
+
+
+REASON_TEXT = {
+    Reason.OPPONENT_UNRATED: "opponent unrated",
+    Reason.RACE_EXCLUDED: "race excluded from this ranking",
+    Reason.RACE_NOT_RANKED: "race not ranked",
+    Reason.EVENT_NOT_SANCTIONED: "event not sanctioned",
+    Reason.FORFEIT: "forfeit",
+    Reason.BYE: "bye",
+    Reason.VARIANT_EXCLUDED: "variant not in this ranking",
+    Reason.IN_DEPOT: "game in depot: no rating yet",
+    Reason.DEPOT_EXPIRED: "depot game expired (older than the depot limit)",
+    Reason.DEPOT_BOOTSTRAP: "depot game against an unrated opponent, rated at the bootstrap rating",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One recorded game as the engines see it. Races and variants are slugs; coaches are numbers."""
+
+    game_id: int
+    played_at: datetime
+    event_id: int
+    variant: str
+    home: int
+    home_race: str
+    away: int | None
+    away_race: str | None
+    home_score: float  # W of the home side: 1, 0.5 or 0 (from touchdowns)
+    event_coaches: int = 0  # N: distinct coaches in the event, for the Elo K
+    major: bool = False
+    sanctioned: bool = True
+    home_race_ranked: bool = True
+    away_race_ranked: bool = True
+    kind: str = PLAYED
+    conceded_by: str | None = None  # HOME, AWAY or None
+    event_end: date | None = None
+
+    @property
+    def away_score(self) -> float:
+        return 1.0 - self.home_score
+
+    def record_exclusion(self) -> str | None:
+        """The reason this game counts for no one, whatever the rating system (or None)."""
+        if not self.sanctioned:
+            return Reason.EVENT_NOT_SANCTIONED
+        if self.kind == BYE or self.away is None:
+            return Reason.BYE
+        if self.kind == FORFEIT:
+            return Reason.FORFEIT
+        if not (self.home_race_ranked and self.away_race_ranked):
+            return Reason.RACE_NOT_RANKED
+        return None
+
+
+@dataclass(slots=True)
+class CalculationRow:
+    """One game seen from one side in one rating system: every column of the breakdown table.
+
+    `key` is the rating the row belongs to: (coach, race, variant), race None when races are pooled.
+    For Glicko rows r0/rc are the player's and opponent's mu at the start of the period, `we` is E,
+    `g` is g(phi_opponent), and `rt` is this game's share of the mu change.
+    """
+
+    game_id: int
+    side: str
+    coach: int
+    race: str | None
+    variant: str
+    opponent: int | None
+    opponent_race: str | None
+    played_at: datetime
+    period: str  # label of the event ("event:<id>") or period ("2022-03", "2022-03-07", list date)
+    w: float
+    counted: bool
+    reason: str | None = None
+    r0: float | None = None
+    rc: float | None = None
+    we: float | None = None
+    k: float | None = None
+    rt: float | None = None
+    wx: float | None = None
+    list_date: date | None = None  # KNSB "Lijstdatum": the list R0 and Rc come from
+    depot_date: date | None = None  # KNSB: the list date at which the game entered the depot
+    opponent_phi: float | None = None
+    g: float | None = None
+
+
+@dataclass(slots=True)
+class PeriodSummary:
+    """The new-rating block for one rating key after one event or period."""
+
+    coach: int
+    race: str | None
+    variant: str
+    period: str
+    effective: date  # the date from which the new rating is in force (list date, day after period)
+    rl: float | None  # rating before (None: unrated)
+    rn: float  # rating after
+    nt: int = 0  # counted games
+    games_played: int = 0  # all games of the key in the period, counted or not
+    wt: float = 0.0
+    wet: float = 0.0
+    rtt: float = 0.0
+    rct: float | None = None
+    wxt: float | None = None
+    lpr: float | None = None
+    limitation: str = "none"  # none, lpr, rl
+    nv: int | None = None
+    mu: float | None = None
+    phi: float | None = None
+    sigma: float | None = None
+    mu_before: float | None = None
+    phi_before: float | None = None
+    sigma_before: float | None = None
+    is_start: bool = False  # KNSB start rating / first rating of the key
+
+    @property
+    def wt_percent(self) -> float | None:
+        return 100.0 * self.wt / self.nt if self.nt else None
+
+
+def round_half_away(value: float, places: int = 0) -> float:
+    """Round half away from zero (Python's round() rounds half to even)."""
+    scale = 10.0**places
+    scaled = abs(value) * scale
+    # repr-exact decimal halves such as 154.465 are stored a hair under; nudge by a few ulps
+    rounded = math.floor(scaled + 0.5 + 1e-9)
+    return math.copysign(rounded / scale, value) if rounded else 0.0
+
+
+def check_fields(cls, values: dict) -> None:
+    """Raise ValueError naming any key of `values` that is not a field of the dataclass `cls`."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"{cls.__name__}: unknown parameter(s) {', '.join(unknown)}")

@@ -1,0 +1,1 @@
+"""Shared fixtures; model factories live in tests/factories.py."""

@@ -1,0 +1,252 @@
+"""The federation's record: coaches, races, variants, events, rounds, games and awards.
+
+Rules that must never be broken live in database constraints, not only in forms.
+"""
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django_countries.fields import CountryField
+
+
+class Race(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(max_length=100, unique=True)
+    ranked = models.BooleanField(default=False, help_text="One of the federation's ranked races.")
+    stunty = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Variant(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(max_length=100, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Coach(models.Model):
+    number = models.PositiveIntegerField(unique=True, help_text="Federation number.")
+    name = models.CharField(max_length=200, db_index=True)
+    nationality = CountryField(blank=True, db_index=True)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="coach"
+    )
+    member_since = models.DateField(null=True, blank=True)
+    member_until = models.DateField(null=True, blank=True)
+    birth_year = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        verbose_name_plural = "coaches"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(member_until__isnull=True)
+                | Q(member_since__isnull=True)
+                | Q(member_until__gte=F("member_since")),
+                name="coach_membership_ends_after_it_starts",
+            ),
+            models.CheckConstraint(
+                condition=Q(birth_year__isnull=True) | Q(birth_year__gte=1900, birth_year__lte=2100),
+                name="coach_birth_year_plausible",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.number})"
+
+
+class EventStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    SUBMITTED = "submitted", "Submitted"
+    SANCTIONED = "sanctioned", "Sanctioned"
+    REJECTED = "rejected", "Rejected"
+
+
+class Event(models.Model):
+    name = models.CharField(max_length=200)
+    variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="events")
+    start_date = models.DateField(db_index=True)
+    end_date = models.DateField()
+    country = CountryField(blank=True, db_index=True)
+    city = models.CharField(max_length=100, blank=True)
+    latitude = models.DecimalField(max_digits=8, decimal_places=5, null=True, blank=True)
+    longitude = models.DecimalField(max_digits=8, decimal_places=5, null=True, blank=True)
+    is_major = models.BooleanField("major", default=False)
+    organiser = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="organised_events"
+    )
+    status = models.CharField(max_length=12, choices=EventStatus.choices, default=EventStatus.DRAFT, db_index=True)
+    # Where an imported event came from (e.g. "fumbbl-tournament:51427"), so a re-import finds it.
+    source = models.CharField(max_length=100, null=True, blank=True, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-start_date", "name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(end_date__gte=F("start_date")), name="event_ends_after_it_starts"),
+            models.CheckConstraint(
+                condition=Q(latitude__isnull=True) | Q(latitude__gte=-90, latitude__lte=90),
+                name="event_latitude_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(longitude__isnull=True) | Q(longitude__gte=-180, longitude__lte=180),
+                name="event_longitude_in_range",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.start_date:%Y-%m-%d})"
+
+    @property
+    def is_sanctioned(self) -> bool:
+        return self.status == EventStatus.SANCTIONED
+
+
+class Participant(models.Model):
+    """A coach registered at an event with the race he brings."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="participants")
+    coach = models.ForeignKey(Coach, on_delete=models.PROTECT, related_name="participations")
+    race = models.ForeignKey(Race, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["event", "coach__number"]
+        constraints = [models.UniqueConstraint(fields=["event", "coach"], name="participant_once_per_event")]
+
+    def __str__(self):
+        return f"{self.coach} with {self.race} at {self.event}"
+
+
+class Round(models.Model):
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    date = models.DateField()
+    start_time = models.TimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["event", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="round_number_unique_in_event"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.event.name}, round {self.number}"
+
+
+class GameKind(models.TextChoices):
+    PLAYED = "played", "Played"
+    FORFEIT = "forfeit", "Forfeit"
+    BYE = "bye", "Bye"
+
+
+class Side(models.TextChoices):
+    HOME = "home", "Home"
+    AWAY = "away", "Away"
+
+
+class Game(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="games")
+    # Kept equal to round.event by the services: lets statistics filter games without a join.
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="games")
+    home_coach = models.ForeignKey(Coach, on_delete=models.PROTECT, related_name="home_games")
+    home_race = models.ForeignKey(Race, on_delete=models.PROTECT, related_name="+")
+    away_coach = models.ForeignKey(Coach, null=True, blank=True, on_delete=models.PROTECT, related_name="away_games")
+    away_race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    home_touchdowns = models.PositiveSmallIntegerField(default=0)
+    away_touchdowns = models.PositiveSmallIntegerField(default=0)
+    home_casualties = models.PositiveSmallIntegerField(default=0)
+    away_casualties = models.PositiveSmallIntegerField(default=0)
+    conceded_by = models.CharField(max_length=4, choices=Side.choices, null=True, blank=True)
+    kind = models.CharField(max_length=8, choices=GameKind.choices, default=GameKind.PLAYED)
+    played_at = models.DateTimeField(db_index=True, help_text="Time of play: orders games for the ratings.")
+    source = models.CharField(max_length=100, null=True, blank=True, unique=True)
+
+    class Meta:
+        ordering = ["played_at", "id"]
+        indexes = [models.Index(fields=["event", "played_at"], name="game_event_played_idx")]
+        constraints = [
+            models.CheckConstraint(condition=~Q(home_coach=F("away_coach")), name="game_coach_not_against_himself"),
+            models.CheckConstraint(
+                condition=Q(home_touchdowns__gte=0, away_touchdowns__gte=0, home_casualties__gte=0, away_casualties__gte=0)
+                & Q(home_touchdowns__lte=99, away_touchdowns__lte=99, home_casualties__lte=99, away_casualties__lte=99),
+                name="game_scores_non_negative_and_sane",
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind=GameKind.BYE) & Q(away_coach__isnull=True) & Q(away_race__isnull=True))
+                | (~Q(kind=GameKind.BYE) & Q(away_coach__isnull=False) & Q(away_race__isnull=False)),
+                name="game_bye_has_no_opponent",
+            ),
+        ]
+
+    def __str__(self):
+        away = self.away_coach.name if self.away_coach_id else "bye"
+        return f"{self.home_coach.name} {self.home_touchdowns}-{self.away_touchdowns} {away}"
+
+    @property
+    def home_score(self) -> float:
+        """W of the home coach from touchdowns: 1 win, 0.5 draw, 0 loss."""
+        if self.home_touchdowns > self.away_touchdowns:
+            return 1.0
+        if self.home_touchdowns < self.away_touchdowns:
+            return 0.0
+        return 0.5
+
+
+class GameSide(models.Model):
+    """One coach's seat in one game: lets the database refuse a coach twice in a round, and
+    lets statistics count per coach and race without unions."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="sides")
+    side = models.CharField(max_length=4, choices=Side.choices)
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+")
+    coach = models.ForeignKey(Coach, on_delete=models.PROTECT, related_name="game_sides")
+    race = models.ForeignKey(Race, on_delete=models.PROTECT, related_name="+")
+    opponent = models.ForeignKey(Coach, null=True, on_delete=models.PROTECT, related_name="+")
+    opponent_race = models.ForeignKey(Race, null=True, on_delete=models.PROTECT, related_name="+")
+    touchdowns_for = models.PositiveSmallIntegerField()
+    touchdowns_against = models.PositiveSmallIntegerField()
+    casualties_for = models.PositiveSmallIntegerField(default=0)
+    casualties_against = models.PositiveSmallIntegerField(default=0)
+    score = models.DecimalField(max_digits=2, decimal_places=1, help_text="W: 1, 0.5 or 0.")
+    played_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "coach"], name="coach_once_per_round"),
+            models.UniqueConstraint(fields=["game", "side"], name="game_side_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["coach", "race"], name="gameside_coach_race_idx"),
+            models.Index(fields=["race", "opponent_race"], name="gameside_race_opp_idx"),
+            models.Index(fields=["event", "coach"], name="gameside_event_coach_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.coach_id} in game {self.game_id} ({self.side})"
+
+
+class Award(models.Model):
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="awards")
+    category = models.CharField(max_length=100)
+    coach = models.ForeignKey(Coach, on_delete=models.PROTECT, related_name="awards")
+    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["event", "category"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "category", "coach"], name="award_once_per_coach_and_category"),
+        ]
+
+    def __str__(self):
+        return f"{self.category}: {self.coach} at {self.event}"
