@@ -1,0 +1,251 @@
+"""Rating systems, recalculation runs, rating lists, current ratings and stored calculation rows.
+
+Every figure a page shows about a rating is read from these tables; nothing is recomputed per request.
+"""
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from tournaments.models import Coach, Game, Race, Variant
+
+
+class Method(models.TextChoices):
+    NAF_ELO = "naf_elo", "NAF Elo"
+    GLICKO = "glicko", "Glicko-2"
+    KNSB = "knsb", "KNSB list rating"
+
+
+class RatingSystem(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(max_length=50, unique=True)
+    method = models.CharField(max_length=10, choices=Method.choices)
+    per_race = models.BooleanField(default=True, help_text="One rating per race; otherwise races are pooled.")
+    variants = models.ManyToManyField(Variant, blank=True, related_name="+", help_text="Empty: every variant.")
+    excluded_races = models.ManyToManyField(Race, blank=True, related_name="+")
+    parameters = models.JSONField(default=dict, blank=True, help_text="Engine parameters; validated on save.")
+    inactive_after_months = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Elo/KNSB: no rank after this many months without a counted game."
+    )
+    description = models.TextField(blank=True)
+    active = models.BooleanField(default=True)
+    display_order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["display_order", "name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_glicko(self) -> bool:
+        return self.method == Method.GLICKO
+
+
+class Trigger(models.TextChoices):
+    SANCTIONED = "sanctioned", "Event sanctioned"
+    CORRECTED = "corrected", "Sanctioned event corrected"
+    BACKDATED = "backdated", "Late (backdated) event"
+    MERGE = "merge", "Coaches merged"
+    PARAMETERS = "parameters", "System parameters changed"
+    SCHEDULE = "schedule", "Scheduled (list publication)"
+    MANUAL = "manual", "Requested by staff"
+    RERUN = "rerun", "Rerun of an earlier run"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class RecalculationRun(models.Model):
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="runs")
+    trigger = models.CharField(max_length=12, choices=Trigger.choices)
+    reason = models.CharField(max_length=300, blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    from_date = models.DateField(null=True, blank=True, help_text="Earliest affected date; empty: from the start.")
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    recomputed_from = models.DateField(null=True, blank=True, help_text="The stored state the run started from.")
+    games_processed = models.PositiveIntegerField(default=0)
+    rows_written = models.PositiveIntegerField(default=0)
+    duration = models.FloatField(null=True, blank=True, help_text="Seconds.")
+    log = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.system.slug} run {self.pk} ({self.status})"
+
+
+class EngineCheckpoint(models.Model):
+    """The engine state after every game before `as_of` (pickled plain data): where recalculations resume."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="checkpoints")
+    as_of = models.DateField()
+    state = models.BinaryField()
+    games = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["system", "as_of"]
+        constraints = [models.UniqueConstraint(fields=["system", "as_of"], name="checkpoint_once_per_date")]
+
+
+class RatingFields(models.Model):
+    """What one rating key holds at one moment: shared by current ratings and list entries."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
+    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, related_name="+")
+    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="+")
+    value = models.FloatField(help_text="The ranking value: CR, mu − 2.5·phi, or the list rating.")
+    mu = models.FloatField(null=True, blank=True)
+    phi = models.FloatField(null=True, blank=True)
+    sigma = models.FloatField(null=True, blank=True)
+    nv = models.PositiveSmallIntegerField(null=True, blank=True)
+    games = models.PositiveIntegerField(default=0)
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text="Within system, variant (and race): none when inactive.")
+    overall_rank = models.PositiveIntegerField(null=True, blank=True, help_text="Within system and variant, all races.")
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_active(self) -> bool:
+        return self.rank is not None
+
+
+class CurrentRating(RatingFields):
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    last_played = models.DateField(null=True, blank=True)
+    value_change = models.FloatField(null=True, blank=True, help_text="Since the list of the last full month.")
+    rank_change = models.IntegerField(null=True, blank=True, help_text="Positions gained since the last full month.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["system", "coach", "race", "variant"], name="current_rating_once_per_key"),
+        ]
+        indexes = [
+            models.Index(fields=["system", "variant", "race", "rank"], name="current_rank_idx"),
+            models.Index(fields=["system", "variant", "overall_rank"], name="current_overall_idx"),
+            models.Index(fields=["system", "coach"], name="current_coach_idx"),
+            models.Index(fields=["system", "-value"], name="current_value_idx"),
+        ]
+
+
+class RatingList(models.Model):
+    """A published list: the state of a system as of `date` (every period ended before it)."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="lists")
+    date = models.DateField()
+    provisional = models.BooleanField(default=False)
+    rated = models.PositiveIntegerField(default=0, help_text="Keys with a rating on this list.")
+    ranked = models.PositiveIntegerField(default=0)
+    starters = models.PositiveIntegerField(default=0, help_text="Keys rated for the first time on this list.")
+
+    class Meta:
+        ordering = ["system", "-date"]
+        constraints = [models.UniqueConstraint(fields=["system", "date"], name="rating_list_once_per_date")]
+
+    def __str__(self):
+        return f"{self.system.name} list of {self.date:%Y-%m-%d}"
+
+
+class RatingListEntry(RatingFields):
+    """One key on a list: every ranked key, and every key that played since the previous list."""
+
+    rating_list = models.ForeignKey(RatingList, on_delete=models.CASCADE, related_name="entries")
+    change = models.FloatField(null=True, blank=True, help_text="Value change since the previous list (none: starter).")
+    games_counted = models.PositiveIntegerField(default=0, help_text="Games counted since the previous list.")
+    games_played = models.PositiveIntegerField(default=0, help_text="Games played since the previous list.")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["rating_list", "rank"], name="entry_list_rank_idx"),
+            models.Index(fields=["system", "coach", "race", "variant"], name="entry_key_idx"),
+        ]
+
+
+class CalculationRow(models.Model):
+    """One game seen from one side in one system: every column of the breakdown, stored at calculation time."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    side = models.CharField(max_length=4)
+    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, related_name="+")
+    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey(Coach, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    opponent_race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    played_at = models.DateTimeField()
+    period = models.CharField(max_length=20)
+    w = models.FloatField()
+    counted = models.BooleanField()
+    reason = models.CharField(max_length=24, blank=True)
+    r0 = models.FloatField(null=True)
+    rc = models.FloatField(null=True)
+    we = models.FloatField(null=True)
+    k = models.FloatField(null=True)
+    rt = models.FloatField(null=True)
+    wx = models.FloatField(null=True)
+    list_date = models.DateField(null=True)
+    depot_date = models.DateField(null=True)
+    opponent_phi = models.FloatField(null=True)
+    g = models.FloatField(null=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["system", "coach", "played_at"], name="calc_row_coach_idx"),
+            models.Index(fields=["system", "played_at"], name="calc_row_played_idx"),
+            models.Index(fields=["system", "game"], name="calc_row_game_idx"),
+        ]
+
+
+class PeriodSummary(models.Model):
+    """The new-rating block for one key after one event or period (Rl, Rn, LPR, Rct, Wt, Nt, ...)."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
+    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, related_name="+")
+    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="+")
+    period = models.CharField(max_length=20)
+    effective = models.DateField()
+    # The month start of the recalculation chunk that wrote it: a rerun from a checkpoint replaces these.
+    chunk = models.DateField()
+    rl = models.FloatField(null=True)
+    rn = models.FloatField()
+    nt = models.PositiveIntegerField(default=0)
+    games_played = models.PositiveIntegerField(default=0)
+    wt = models.FloatField(default=0)
+    wet = models.FloatField(default=0)
+    rtt = models.FloatField(default=0)
+    rct = models.FloatField(null=True)
+    wxt = models.FloatField(null=True)
+    lpr = models.FloatField(null=True)
+    limitation = models.CharField(max_length=5, default="none")
+    nv = models.PositiveSmallIntegerField(null=True)
+    mu = models.FloatField(null=True)
+    phi = models.FloatField(null=True)
+    sigma = models.FloatField(null=True)
+    mu_before = models.FloatField(null=True)
+    phi_before = models.FloatField(null=True)
+    sigma_before = models.FloatField(null=True)
+    is_start = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["system", "coach", "effective"], name="summary_coach_idx"),
+            models.Index(fields=["system", "chunk"], name="summary_chunk_idx"),
+            models.Index(fields=["system", "effective"], name="summary_effective_idx"),
+            models.Index(fields=["system", "period"], name="summary_period_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(limitation__in=["none", "lpr", "rl"]), name="summary_limitation_known"),
+        ]

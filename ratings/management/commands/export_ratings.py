@@ -1,0 +1,33 @@
+import csv
+import datetime as dt
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Q
+
+from ratings.models import RatingSystem
+from ratings.selectors import EXPORT_HEADER, export_rows
+from tournaments.models import Variant
+
+
+class Command(BaseCommand):
+    help = "Print a rating system's ranking as CSV (current, or as of a date: every period ended before it)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--system", required=True, help="slug, e.g. elo, glicko, global-glicko, knsb")
+        parser.add_argument("--as-of", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+        parser.add_argument("--variant", help="variant name or slug, e.g. 'Blood Bowl 2020'")
+
+    def handle(self, *args, system, as_of=None, variant=None, **options):
+        rating_system = RatingSystem.objects.filter(slug=system).first()
+        if rating_system is None:
+            known = ", ".join(RatingSystem.objects.values_list("slug", flat=True))
+            raise CommandError(f"Unknown rating system '{system}'. Known: {known}.")
+        chosen = None
+        if variant:
+            chosen = Variant.objects.filter(Q(name__iexact=variant) | Q(slug=variant)).first()
+            if chosen is None:
+                known = ", ".join(Variant.objects.values_list("name", flat=True))
+                raise CommandError(f"Unknown variant '{variant}'. Known: {known}.")
+        writer = csv.writer(self.stdout, lineterminator="\n")
+        writer.writerow(EXPORT_HEADER)
+        writer.writerows(export_rows(rating_system, on=as_of, variant=chosen))

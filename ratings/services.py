@@ -1,0 +1,300 @@
+"""Writes for the ratings: recalculation runs and rating-system changes.
+
+Recalculation recomputes forward from the earliest affected date, starting from the stored
+checkpoint at or before it, and replaces every stored figure from there on. One run per system at
+a time (a row lock on the system), and the whole run commits or nothing does.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import pickle
+import time
+import traceback
+import zlib
+from collections.abc import Callable
+
+from django.db import transaction
+from django.utils import timezone
+
+from ratings import selectors
+from ratings.bulk import bulk_insert
+from ratings.configuration import build_config, engine_for, list_rules
+from ratings.models import (
+    CalculationRow,
+    CurrentRating,
+    EngineCheckpoint,
+    PeriodSummary,
+    RatingList,
+    RatingListEntry,
+    RatingSystem,
+    RecalculationRun,
+    RunStatus,
+    Trigger,
+)
+from ratings.replay import Chunk, Ledger, month_start, months_between, previous_month, replay
+from tournaments.models import Race, Variant
+from tournaments.services import audit_record
+
+RECENT_CHECKPOINT_MONTHS = 13
+
+ROW_FIELDS = [
+    "system", "game", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period",
+    "w", "counted", "reason", "r0", "rc", "we", "k", "rt", "wx", "list_date", "depot_date", "opponent_phi", "g",
+]
+SUMMARY_FIELDS = [
+    "system", "coach", "race", "variant", "period", "effective", "chunk", "rl", "rn", "nt", "games_played", "wt",
+    "wet", "rtt", "rct", "wxt", "lpr", "limitation", "nv", "mu", "phi", "sigma", "mu_before", "phi_before",
+    "sigma_before", "is_start",
+]
+ENTRY_FIELDS = [
+    "rating_list", "system", "coach", "race", "variant", "value", "mu", "phi", "sigma", "nv", "games", "rank",
+    "overall_rank", "change", "games_counted", "games_played",
+]
+CURRENT_FIELDS = [
+    "system", "coach", "race", "variant", "value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank",
+    "wins", "draws", "losses", "last_played", "value_change", "rank_change",
+]
+
+
+def recalculation_request(
+    *, system: RatingSystem, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None,
+    enqueue: bool = True,
+) -> RecalculationRun:
+    """Record a queued run and, with `enqueue`, hand it to the worker once the transaction commits."""
+    from ratings.tasks import recalculate
+
+    run = RecalculationRun.objects.create(
+        system=system, trigger=trigger, from_date=since, reason=reason[:300],
+        requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None,
+    )
+    if enqueue:
+        transaction.on_commit(lambda: recalculate.delay(run.pk))
+    return run
+
+
+def recalculation_request_all(
+    *, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None
+) -> list[RecalculationRun]:
+    """One queued run for every active system (a change to the record affects them all)."""
+    return [
+        recalculation_request(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by)
+        for system in RatingSystem.objects.filter(active=True)
+    ]
+
+
+def rating_system_update(*, system: RatingSystem, actor, **changes) -> RatingSystem:
+    """Change a system's settings after validating them against its engine; recompute it from scratch."""
+    before = {"parameters": system.parameters, "per_race": system.per_race, "inactive_after_months": system.inactive_after_months}
+    variants = changes.pop("variants", None)
+    excluded = changes.pop("excluded_races", None)
+    for name, value in changes.items():
+        setattr(system, name, value)
+    build_config(
+        method=system.method, per_race=system.per_race, parameters=system.parameters,
+        variants=[v.slug for v in variants] if variants is not None else list(system.variants.values_list("slug", flat=True)),
+        excluded_races=[r.slug for r in excluded] if excluded is not None else list(system.excluded_races.values_list("slug", flat=True)),
+    )
+    with transaction.atomic():
+        system.full_clean()
+        system.save()
+        if variants is not None:
+            system.variants.set(variants)
+        if excluded is not None:
+            system.excluded_races.set(excluded)
+        after = {"parameters": system.parameters, "per_race": system.per_race, "inactive_after_months": system.inactive_after_months}
+        audit_record(actor=actor, action="rating_system.update", obj=system, before=before, after=after)
+        recalculation_request(system=system, trigger=Trigger.PARAMETERS, reason="parameters changed", requested_by=actor)
+    return system
+
+
+def recalculation_execute(
+    *, run_id: int, today: dt.date | None = None, progress: Callable[[int, int], None] | None = None
+) -> RecalculationRun:
+    """Carry out a queued run. A run that already succeeded is left as it is (safe to run twice).
+
+    On failure nothing of the run's work is kept: the previous rankings stay exactly as they were,
+    and the run records the error.
+    """
+    run = RecalculationRun.objects.select_related("system").get(pk=run_id)
+    today = today or timezone.now().date()
+    claimed = RecalculationRun.objects.filter(pk=run.pk).exclude(status=RunStatus.SUCCEEDED).update(
+        status=RunStatus.RUNNING, started_at=timezone.now(), error=""
+    )
+    if not claimed:
+        return run
+    started = time.perf_counter()
+    log: list[str] = []
+    try:
+        with transaction.atomic():
+            # One run per system at a time: the row lock is held until this transaction ends.
+            system = RatingSystem.objects.select_for_update().get(pk=run.system_id)
+            if RecalculationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).exists():
+                return run  # a second delivery of the same task finished it while this one waited
+            outcome = _recalculate(system, since=run.from_date, today=today, log=log, progress=progress)
+            RecalculationRun.objects.filter(pk=run.pk).update(
+                status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
+                games_processed=outcome["games"], rows_written=outcome["rows"],
+                recomputed_from=outcome["start"], log="\n".join(log),
+            )
+    except Exception:
+        RecalculationRun.objects.filter(pk=run.pk).update(
+            status=RunStatus.FAILED, finished_at=timezone.now(), duration=time.perf_counter() - started,
+            log="\n".join(log), error=traceback.format_exc()[-5000:],
+        )
+        raise
+    run.refresh_from_db()
+    return run
+
+
+def _checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
+    """Checkpoints are kept at every 1 January and at each month start of the last 13 months."""
+    def keep(day: dt.date) -> bool:
+        return (day.month == 1 and day.day == 1) or months_between(day, today) <= RECENT_CHECKPOINT_MONTHS
+    return keep
+
+
+def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
+    rows = CalculationRow.objects.filter(system=system)
+    summaries = PeriodSummary.objects.filter(system=system)
+    lists = RatingList.objects.filter(system=system)
+    checkpoints = EngineCheckpoint.objects.filter(system=system)
+    if start is not None:
+        start_at = dt.datetime.combine(start, dt.time(), tzinfo=dt.timezone.utc)
+        rows = rows.filter(played_at__gte=start_at)
+        summaries = summaries.filter(chunk__gte=start)
+        lists = lists.filter(date__gt=start)
+        checkpoints = checkpoints.filter(as_of__gt=start)
+    RatingListEntry.objects.filter(rating_list__in=lists)._raw_delete(RatingListEntry.objects.db)
+    for queryset in (rows, summaries, lists, checkpoints, CurrentRating.objects.filter(system=system)):
+        queryset._raw_delete(queryset.db)
+
+
+class _Keys:
+    """Slug-to-id lookups for writing engine output."""
+
+    def __init__(self):
+        self.race = dict(Race.objects.values_list("slug", "id"))
+        self.variant = dict(Variant.objects.values_list("slug", "id"))
+
+    def race_id(self, slug):
+        return None if slug is None else self.race[slug]
+
+
+def row_values(sid: int, r, keys: _Keys) -> tuple:
+    """A calculation row as stored, in ROW_FIELDS order."""
+    return (
+        sid, r.game_id, r.side, r.coach, keys.race_id(r.race), keys.variant[r.variant], r.opponent,
+        keys.race_id(r.opponent_race), r.played_at, r.period, r.w, r.counted, r.reason or "", r.r0, r.rc, r.we,
+        r.k, r.rt, r.wx, r.list_date, r.depot_date, r.opponent_phi, r.g,
+    )
+
+
+def summary_values(sid: int, s, chunk_date: dt.date, keys: _Keys) -> tuple:
+    """A period summary as stored, in SUMMARY_FIELDS order."""
+    return (
+        sid, s.coach, keys.race_id(s.race), keys.variant[s.variant], s.period, s.effective, chunk_date, s.rl, s.rn,
+        s.nt, s.games_played, s.wt, s.wet, s.rtt, s.rct, s.wxt, s.lpr, s.limitation, s.nv, s.mu, s.phi, s.sigma,
+        s.mu_before, s.phi_before, s.sigma_before, s.is_start,
+    )
+
+
+def entry_values(list_id, sid: int, e, keys: _Keys) -> tuple:
+    """A list entry as stored, in ENTRY_FIELDS order."""
+    return (
+        list_id, sid, e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]], e.value, e.mu, e.phi, e.sigma,
+        e.nv, e.games, e.rank, e.overall_rank, e.change, e.games_counted, e.games_played,
+    )
+
+
+def _write_chunk(system: RatingSystem, chunk: Chunk, chunk_date: dt.date, keys: _Keys) -> int:
+    sid = system.pk
+    written = bulk_insert(CalculationRow, ROW_FIELDS, (row_values(sid, r, keys) for r in chunk.rows))
+    if chunk.summaries:
+        # An event still open at a chunk's end is summarised again, cumulatively, by the next chunk.
+        labels = {s.period for s in chunk.summaries}
+        PeriodSummary.objects.filter(system=system, period__in=labels, chunk__lt=chunk_date).delete()
+        written += bulk_insert(
+            PeriodSummary, SUMMARY_FIELDS, (summary_values(sid, s, chunk_date, keys) for s in chunk.summaries)
+        )
+    if chunk.is_list:
+        rating_list = RatingList.objects.create(
+            system=system, date=chunk.end, rated=len(chunk.entries),
+            ranked=sum(1 for e in chunk.entries if e.rank is not None),
+            starters=sum(1 for e in chunk.entries if e.starter),
+        )
+        written += bulk_insert(
+            RatingListEntry, ENTRY_FIELDS, (entry_values(rating_list.pk, sid, e, keys) for e in chunk.entries)
+        )
+    return written
+
+
+def _write_current(system: RatingSystem, chunk: Chunk, ledger: Ledger, today: dt.date, keys: _Keys) -> int:
+    """The current ratings, with changes against the list of the last full month's start."""
+    race_id, variant = keys.race_id, keys.variant
+    reference = {}
+    reference_list = RatingList.objects.filter(system=system, date=previous_month(today)).first()
+    if reference_list is not None:
+        for coach, race, variant_id, value, rank in reference_list.entries.values_list("coach_id", "race_id", "variant_id", "value", "rank"):
+            reference[(coach, race, variant_id)] = (value, rank)
+    rows = []
+    for e in chunk.entries:
+        standing = ledger.standings[e.key]
+        db_key = (e.key[0], race_id(e.key[1]), variant[e.key[2]])
+        before = reference.get(db_key)
+        value_change = rank_change = None
+        if before is not None:
+            value_change = e.value - before[0]
+            if before[1] is not None and e.rank is not None:
+                rank_change = before[1] - e.rank
+        rows.append((system.pk, *db_key, e.value, e.mu, e.phi, e.sigma, e.nv, e.games, e.rank, e.overall_rank,
+                     standing.wins, standing.draws, standing.losses, standing.last_played, value_change, rank_change))
+    return bulk_insert(CurrentRating, CURRENT_FIELDS, rows)
+
+
+def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date, log: list[str], progress) -> dict:
+    module, config = engine_for(system)
+    rules = list_rules(system, config)
+    checkpoint = None
+    if since is not None:
+        checkpoint = (
+            EngineCheckpoint.objects.filter(system=system, as_of__lte=since).order_by("-as_of").first()
+        )
+    if checkpoint is not None:
+        ledger: Ledger = pickle.loads(zlib.decompress(checkpoint.state))
+        start = checkpoint.as_of
+    else:
+        ledger, start = Ledger(), None
+    log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
+    _delete_from(system, start)
+    previous_list = {}
+    keys = _Keys()
+    if start is not None:
+        race_slug = {v: k for k, v in keys.race.items()}
+        variant_slug = {v: k for k, v in keys.variant.items()}
+        for coach, race, variant_id, value in RatingListEntry.objects.filter(
+            rating_list__system=system, rating_list__date=start
+        ).values_list("coach_id", "race_id", "variant_id", "value"):
+            previous_list[(coach, race_slug.get(race), variant_slug[variant_id])] = value
+    games = selectors.game_records(
+        since=dt.datetime.combine(start, dt.time()) if start else None,
+    )
+    log.append(f"{len(games)} games to replay")
+    keep_checkpoint = _checkpoint_dates(today)
+    written = 0
+    first_chunk = month_start(games[0].played_at.date()) if games else start
+    for chunk in replay(
+        module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
+        previous_list=previous_list, progress=progress,
+    ):
+        written += _write_chunk(system, chunk, chunk.start or first_chunk, keys)
+        if chunk.is_list and keep_checkpoint(chunk.end):
+            EngineCheckpoint.objects.create(
+                system=system, as_of=chunk.end, games=ledger.games,
+                state=zlib.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL), 1),
+            )
+        if not chunk.is_list:
+            written += _write_current(system, chunk, ledger, today, keys)
+    stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
+    EngineCheckpoint.objects.filter(pk__in=stale).delete()
+    log.append(f"{written} rows written")
+    return {"games": len(games), "rows": written, "start": start}

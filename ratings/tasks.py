@@ -1,0 +1,48 @@
+"""Celery tasks: take ids, call one service, safe to run twice."""
+import datetime as dt
+
+from celery import shared_task
+from django.db import OperationalError, transaction
+from django.utils import timezone
+
+from ratings import services
+from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.replay import previous_month
+
+
+@shared_task(
+    bind=True, autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=5,
+    acks_late=True,
+)
+def recalculate(self, run_id: int) -> str:
+    """Carry out one queued recalculation run (a transient database error retries it)."""
+    try:
+        run = services.recalculation_execute(run_id=run_id)
+    except RecalculationRun.DoesNotExist:
+        return "missing"
+    return run.status
+
+
+def _schedule(systems, *, since: dt.date, reason: str) -> int:
+    with transaction.atomic():
+        for system in systems:
+            services.recalculation_request(system=system, trigger=Trigger.SCHEDULE, since=since, reason=reason)
+    return len(systems)
+
+
+@shared_task
+def publish_monthly_lists() -> int:
+    """On the 1st: close last month's periods and publish every system's list dated today."""
+    today = timezone.now().date()
+    systems = list(RatingSystem.objects.filter(active=True))
+    return _schedule(systems, since=previous_month(today), reason=f"monthly list of {today:%Y-%m-%d}")
+
+
+@shared_task
+def refresh_daily() -> int:
+    """Daily: bring Global Glicko (two-week periods) and every current rating up to today."""
+    today = timezone.now().date()
+    pending = RecalculationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING], trigger=Trigger.SCHEDULE)
+    systems = [s for s in RatingSystem.objects.filter(active=True, method="glicko", per_race=False)
+               if not pending.filter(system=s).exists()]
+    return _schedule(systems, since=previous_month(today), reason=f"daily refresh {today:%Y-%m-%d}")

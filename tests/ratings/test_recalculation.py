@@ -1,0 +1,183 @@
+"""Recalculation: recompute forward from stored state, every figure stored, all or nothing."""
+import datetime as dt
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from ratings import services
+from ratings.models import (
+    CalculationRow, CurrentRating, EngineCheckpoint, PeriodSummary, RatingList, RatingSystem, RecalculationRun,
+    RunStatus, Trigger,
+)
+from ratings.verification import verify_system
+from tests.factories import CoachFactory
+from tests.ratings.conftest import TODAY, add_event
+from tournaments import services as record
+
+pytestmark = pytest.mark.django_db
+
+
+def run(slug, since=None, today=TODAY):
+    system = RatingSystem.objects.get(slug=slug)
+    queued = services.recalculation_request(system=system, trigger=Trigger.MANUAL, since=since, enqueue=False)
+    return services.recalculation_execute(run_id=queued.pk, today=today)
+
+
+def current(slug):
+    return {
+        (c.coach.name, c.race.slug if c.race else None): (round(c.value, 2), c.rank, c.games)
+        for c in CurrentRating.objects.filter(system__slug=slug).select_related("coach", "race")
+    }
+
+
+def everything(slug):
+    """A fingerprint of every stored figure of a system."""
+    system = RatingSystem.objects.get(slug=slug)
+    return (
+        sorted(CalculationRow.objects.filter(system=system).values_list("game_id", "side", "r0", "rc", "we", "k", "rt", "counted", "reason")),
+        sorted(PeriodSummary.objects.filter(system=system).values_list("coach_id", "period", "rl", "rn", "nt", "mu", "phi")),
+        sorted(CurrentRating.objects.filter(system=system).values_list("coach_id", "race_id", "value", "rank", "games")),
+        sorted(RatingList.objects.filter(system=system).values_list("date", "rated", "ranked")),
+    )
+
+
+def test_four_systems_exist_after_migrate_with_the_spec_defaults():
+    systems = {s.slug: s for s in RatingSystem.objects.all()}
+    assert set(systems) == {"elo", "glicko", "global-glicko", "knsb"}
+    assert (systems["elo"].method, systems["elo"].per_race) == ("naf_elo", True)
+    assert (systems["glicko"].method, systems["glicko"].parameters) == ("glicko", {"period": "month"})
+    assert systems["global-glicko"].per_race is False
+    assert sorted(systems["global-glicko"].excluded_races.values_list("slug", flat=True)) == ["goblin", "halfling", "ogre"]
+    assert (systems["knsb"].method, systems["knsb"].per_race) == ("knsb", False)
+
+
+def test_elo_recalculation_reproduces_the_four_coach_example(four_coach_event):
+    finished = run("elo")
+    assert finished.status == RunStatus.SUCCEEDED
+    assert finished.games_processed == 4
+    ratings = current("elo")
+    # Everyone new at 150, K = 4. Round 1: W 152.00, X 148.00, Y = Z = 150.00.
+    # Round 2: W (152) loses to Y (150): P_W = 0.507675 → 149.97 / 152.03; X (148) beats Z (150) → 150.03 / 147.97.
+    assert ratings == {
+        ("W", "human"): (149.97, 2, 2), ("X", "orc"): (150.03, 1, 2),
+        ("Y", "human"): (152.03, 1, 2), ("Z", "orc"): (147.97, 2, 2),
+    }
+    rows = CalculationRow.objects.filter(system__slug="elo", counted=True)
+    assert rows.count() == 8
+    assert {round(r.k, 6) for r in rows} == {4.0}
+
+
+def test_unsanctioned_games_keep_a_footnoted_row_and_count_for_no_one():
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (1, 0))]], status="submitted")
+    run("elo")
+    rows = list(CalculationRow.objects.filter(system__slug="elo").values_list("counted", "reason"))
+    assert rows == [(False, "event_not_sanctioned"), (False, "event_not_sanctioned")]
+    assert CurrentRating.objects.filter(system__slug="elo").count() == 0
+
+
+def test_monthly_lists_are_published_on_the_first_with_ranks_and_starters():
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
+    run("elo")
+    lists = list(RatingList.objects.filter(system__slug="elo").order_by("date"))
+    assert [l.date for l in lists] == [dt.date(2024, m, 1) for m in range(4, 10)]
+    april = lists[0]
+    assert (april.rated, april.ranked, april.starters) == (4, 4, 4)
+    top = april.entries.order_by("rank").first()
+    assert (top.coach_id, top.rank) == (coaches[0].pk, 1)
+
+
+def test_a_backdated_event_gives_exactly_what_a_full_recompute_gives():
+    coaches = CoachFactory.create_batch(6)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1))]])
+    add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 5, (1, 1))]])
+    for slug in ("elo", "glicko", "global-glicko", "knsb"):
+        run(slug)
+    late = add_event(coaches, dt.date(2024, 3, 9), [[(0, 5, (0, 3)), (1, 4, (1, 0)), (2, 3, (2, 2))]], status="submitted")
+    record.event_sanction(event=late, actor=None)
+    incremental = {}
+    for slug in ("elo", "glicko", "global-glicko", "knsb"):
+        finished = run(slug, since=dt.date(2024, 3, 9))
+        assert finished.recomputed_from == dt.date(2024, 3, 1)
+        incremental[slug] = everything(slug)
+        assert verify_system(RatingSystem.objects.get(slug=slug), today=TODAY).count == 0
+    for slug in ("elo", "glicko", "global-glicko", "knsb"):
+        run(slug)
+        assert everything(slug) == incremental[slug]
+
+
+def test_sanctioning_an_event_through_the_service_changes_the_rankings(django_capture_on_commit_callbacks):
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0)), (2, 3, (1, 0))]])
+    run("elo", today=dt.date.today())
+    before = current("elo")
+    event = add_event(coaches, dt.date(2024, 4, 6), [[(1, 0, (3, 0)), (3, 2, (1, 0))]], status="submitted")
+    with django_capture_on_commit_callbacks(execute=True):
+        record.event_sanction(event=event, actor=None)
+    runs = RecalculationRun.objects.filter(trigger=Trigger.SANCTIONED)
+    assert runs.count() == 4
+    assert set(runs.values_list("status", flat=True)) == {RunStatus.SUCCEEDED}
+    after = current("elo")
+    assert after[(coaches[0].name, "human")][0] < before[(coaches[0].name, "human")][0]
+    assert after[(coaches[0].name, "human")][2] == 2
+
+
+def test_a_recalculation_made_to_fail_midway_leaves_everything_as_before(monkeypatch):
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
+    add_event(coaches, dt.date(2024, 5, 11), [[(0, 2, (1, 0)), (1, 3, (0, 2))]])
+    run("elo")
+    stored = everything("elo")
+    checkpoints = list(EngineCheckpoint.objects.values_list("as_of", flat=True))
+    calls = {"n": 0}
+    real = services.bulk_insert
+
+    def failing(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise RuntimeError("disk full")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(services, "bulk_insert", failing)
+    with pytest.raises(RuntimeError, match="disk full"):
+        run("elo")
+    failed = RecalculationRun.objects.order_by("-id").first()
+    assert failed.status == RunStatus.FAILED
+    assert "disk full" in failed.error
+    assert everything("elo") == stored
+    assert list(EngineCheckpoint.objects.values_list("as_of", flat=True)) == checkpoints
+
+
+def test_running_the_same_run_twice_changes_nothing():
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
+    finished = run("elo")
+    stored = everything("elo")
+    again = services.recalculation_execute(run_id=finished.pk, today=TODAY)
+    assert (again.status, again.finished_at) == (RunStatus.SUCCEEDED, finished.finished_at)
+    assert everything("elo") == stored
+
+
+def test_verify_ratings_reports_a_tampered_row_and_exits_non_zero(capsys):
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
+    run("elo", today=dt.date.today())
+    call_command("verify_ratings", "--system", "elo")
+    assert "every stored figure matches" in capsys.readouterr().out
+    CalculationRow.objects.filter(system__slug="elo", side="home").update(rt=9.99)
+    with pytest.raises(CommandError, match="1 difference"):
+        call_command("verify_ratings", "--system", "elo")
+    assert "rt recomputed" in capsys.readouterr().out
+
+
+def test_changing_a_systems_parameters_is_validated_and_recomputes(django_capture_on_commit_callbacks):
+    system = RatingSystem.objects.get(slug="elo")
+    with pytest.raises(Exception, match="bogus"):
+        services.rating_system_update(system=system, actor=None, parameters={"bogus": 1})
+    system.refresh_from_db()
+    assert system.parameters == {}
+    with django_capture_on_commit_callbacks(execute=True):
+        services.rating_system_update(system=system, actor=None, parameters={"round_k": True})
+    assert RecalculationRun.objects.filter(trigger=Trigger.PARAMETERS, status=RunStatus.SUCCEEDED).count() == 1
