@@ -3,5 +3,10 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("tournaments.urls_accounts")),
+    path("organiser/", include("tournaments.urls_organiser")),
+    path("staff/", include("tournaments.urls_staff")),
+    path("stats/", include("stats.urls")),
+    path("", include("ratings.urls")),
     path("", include("tournaments.urls")),
 ]

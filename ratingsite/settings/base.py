@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tournaments",
     "ratings",
+    "stats",
 ]
 
 MIDDLEWARE = [
