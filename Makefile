@@ -5,7 +5,10 @@ PY := $(VENV)/bin/python
 NAF_DATA ?= ../shared/data/naf
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo test migrate serve
+.PHONY: install demo test migrate chromium
+
+# Browser tests drive Debian's Chromium; install it when it is missing (root, or sudo).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +26,9 @@ demo: migrate
 	$(PY) manage.py seed_demo
 	$(PY) manage.py runserver $(HOST)
 
-test: install
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+test: install chromium
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest
