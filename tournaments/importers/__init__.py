@@ -1,0 +1,1 @@
+"""Importers that bring games recorded elsewhere into the federation's record."""
