@@ -186,6 +186,8 @@ class CalculationRow(models.Model):
     opponent_race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     played_at = models.DateTimeField()
     period = models.CharField(max_length=20)
+    # The month start of the recalculation chunk that wrote it (a period closes after its games).
+    chunk = models.DateField()
     w = models.FloatField()
     counted = models.BooleanField()
     reason = models.CharField(max_length=24, blank=True)
@@ -205,6 +207,7 @@ class CalculationRow(models.Model):
             models.Index(fields=["system", "coach", "played_at"], name="calc_row_coach_idx"),
             models.Index(fields=["system", "played_at"], name="calc_row_played_idx"),
             models.Index(fields=["system", "game"], name="calc_row_game_idx"),
+            models.Index(fields=["system", "chunk"], name="calc_row_chunk_idx"),
         ]
 
 

@@ -38,7 +38,7 @@ from tournaments.services import audit_record
 RECENT_CHECKPOINT_MONTHS = 13
 
 ROW_FIELDS = [
-    "system", "game", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period",
+    "system", "game", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period", "chunk",
     "w", "counted", "reason", "r0", "rc", "we", "k", "rt", "wx", "list_date", "depot_date", "opponent_phi", "g",
 ]
 SUMMARY_FIELDS = [
@@ -159,8 +159,7 @@ def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
     lists = RatingList.objects.filter(system=system)
     checkpoints = EngineCheckpoint.objects.filter(system=system)
     if start is not None:
-        start_at = dt.datetime.combine(start, dt.time(), tzinfo=dt.timezone.utc)
-        rows = rows.filter(played_at__gte=start_at)
+        rows = rows.filter(chunk__gte=start)
         summaries = summaries.filter(chunk__gte=start)
         lists = lists.filter(date__gt=start)
         checkpoints = checkpoints.filter(as_of__gt=start)
@@ -180,11 +179,11 @@ class _Keys:
         return None if slug is None else self.race[slug]
 
 
-def row_values(sid: int, r, keys: _Keys) -> tuple:
+def row_values(sid: int, r, chunk_date: dt.date, keys: _Keys) -> tuple:
     """A calculation row as stored, in ROW_FIELDS order."""
     return (
         sid, r.game_id, r.side, r.coach, keys.race_id(r.race), keys.variant[r.variant], r.opponent,
-        keys.race_id(r.opponent_race), r.played_at, r.period, r.w, r.counted, r.reason or "", r.r0, r.rc, r.we,
+        keys.race_id(r.opponent_race), r.played_at, r.period, chunk_date, r.w, r.counted, r.reason or "", r.r0, r.rc, r.we,
         r.k, r.rt, r.wx, r.list_date, r.depot_date, r.opponent_phi, r.g,
     )
 
@@ -208,7 +207,7 @@ def entry_values(list_id, sid: int, e, keys: _Keys) -> tuple:
 
 def _write_chunk(system: RatingSystem, chunk: Chunk, chunk_date: dt.date, keys: _Keys) -> int:
     sid = system.pk
-    written = bulk_insert(CalculationRow, ROW_FIELDS, (row_values(sid, r, keys) for r in chunk.rows))
+    written = bulk_insert(CalculationRow, ROW_FIELDS, (row_values(sid, r, chunk_date, keys) for r in chunk.rows))
     if chunk.summaries:
         # An event still open at a chunk's end is summarised again, cumulatively, by the next chunk.
         labels = {s.period for s in chunk.summaries}

@@ -60,21 +60,19 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
     games = selectors.game_records()
     first_chunk = month_start(games[0].played_at.date()) if games else None
     expected_summaries: dict = {}
+    expected_rows = 0
     for chunk in replay(
         module, config, games, Ledger(), start=None, until=today, rules=list_rules(system, config),
         per_race=system.per_race,
     ):
-        low = dt.datetime.combine(chunk.start, dt.time(), tzinfo=dt.timezone.utc) if chunk.start else None
-        stored_rows = CalculationRow.objects.filter(system=system)
-        if low is not None:
-            stored_rows = stored_rows.filter(played_at__gte=low)
-        if chunk.is_list:
-            stored_rows = stored_rows.filter(played_at__lt=dt.datetime.combine(chunk.end, dt.time(), tzinfo=dt.timezone.utc))
-        expected = {(r.game_id, r.side): row_values(sid, r, keys)[1:] for r in chunk.rows}
+        chunk_date = chunk.start or first_chunk
+        stored_rows = CalculationRow.objects.filter(system=system, chunk=chunk_date)
+        expected = {(r.game_id, r.side): row_values(sid, r, chunk_date, keys)[1:] for r in chunk.rows}
         stored = {(v[0], v[1]): v for v in stored_rows.values_list(*[f"{f}_id" if f in _FK_ROW else f for f in ROW_FIELDS[1:]])}
         diffs.compare("calculation row", ROW_FIELDS[1:], expected, stored)
+        expected_rows += len(expected)
         for s in chunk.summaries:
-            values = summary_values(sid, s, chunk.start or first_chunk, keys)
+            values = summary_values(sid, s, chunk_date, keys)
             expected_summaries[(s.period, values[1], values[2], values[3])] = values[1:6] + values[7:]
         if chunk.is_list:
             rating_list = RatingList.objects.filter(system=system, date=chunk.end).first()
@@ -103,6 +101,9 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
     for v in PeriodSummary.objects.filter(system=system).values_list(*fields):
         stored[(v[3], v[0], v[1], v[2])] = v[:5] + v[6:]
     diffs.compare("summary", SUMMARY_FIELDS[1:6] + SUMMARY_FIELDS[7:], expected_summaries, stored)
+    stored_rows = CalculationRow.objects.filter(system=system).count()
+    if stored_rows != expected_rows:
+        diffs._add(f"{stored_rows} calculation rows stored, {expected_rows} recomputed")
     extra_lists = RatingList.objects.filter(system=system).exclude(date__lte=today).count()
     if extra_lists:
         diffs._add(f"{extra_lists} stored list(s) dated after {today}")

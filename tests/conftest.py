@@ -1,7 +1,9 @@
 """Shared fixtures; model factories live in tests/factories.py."""
 import os
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from ratingsite.celery import app as celery_app
 
@@ -28,3 +30,42 @@ def tasks_in_process(request):
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = eager
+
+
+@pytest.fixture
+def naf_data() -> Path:
+    """The real FUMBBL games (../shared/data/naf beside the project; NAF_DATA overrides where)."""
+    folder = Path(os.environ.get("NAF_DATA") or settings.BASE_DIR.parent / "shared" / "data" / "naf")
+    if not (folder / "fumbbl_matches.csv").exists():
+        pytest.fail(f"the FUMBBL data set is not at {folder}: set NAF_DATA to the folder holding fumbbl_matches.csv")
+    return folder
+
+
+DATA_MIGRATIONS = [
+    ("tournaments.migrations.0002_ranked_races_and_variants", "add_races_and_variants"),
+    ("tournaments.migrations.0004_groups_and_permissions", "add_groups"),
+    ("ratings.migrations.0002_default_rating_systems", "add_systems"),
+    ("ratings.migrations.0003_beat_schedule", "add_schedule"),
+]
+
+
+@pytest.fixture(autouse=True)
+def reference_data(request):
+    """Transactional tests (live server, real worker) start from flushed tables: put back what the
+    data migrations put there (races, variants, groups, rating systems, the beat schedule)."""
+    marker = request.node.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
+        name in request.fixturenames for name in ("transactional_db", "live_server")
+    )
+    if not transactional:
+        return
+    from importlib import import_module
+    from types import SimpleNamespace
+
+    from django.apps import apps
+    from django.db import connection
+
+    request.getfixturevalue("transactional_db")
+    editor = SimpleNamespace(connection=connection)
+    for module, function in DATA_MIGRATIONS:
+        getattr(import_module(module), function)(apps, editor)

@@ -113,7 +113,7 @@ def test_sanctioning_an_event_through_the_service_changes_the_rankings(django_ca
     add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0)), (2, 3, (1, 0))]])
     run("elo", today=dt.date.today())
     before = current("elo")
-    event = add_event(coaches, dt.date(2024, 4, 6), [[(1, 0, (3, 0)), (3, 2, (1, 0))]], status="submitted")
+    event = add_event(coaches, dt.date(2024, 4, 6), [[(0, 1, (0, 3)), (2, 3, (1, 0))]], status="submitted")
     with django_capture_on_commit_callbacks(execute=True):
         record.event_sanction(event=event, actor=None)
     runs = RecalculationRun.objects.filter(trigger=Trigger.SANCTIONED)
