@@ -24,6 +24,7 @@ migrate: install
 demo: migrate
 	$(PY) manage.py import_fumbbl $(NAF_DATA)/fumbbl_matches.csv
 	$(PY) manage.py seed_demo
+	$(PY) manage.py recalculate
 	$(PY) manage.py runserver $(HOST)
 
 chromium:

@@ -97,12 +97,17 @@ class EngineCheckpoint(models.Model):
 
 
 class RatingFields(models.Model):
-    """What one rating key holds at one moment: shared by current ratings and list entries."""
+    """What one rating key holds at one moment: shared by current ratings and list entries.
 
-    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
-    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, related_name="+")
-    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="+")
+    The tables below are derived: recalculation rewrites them from the record, so their foreign
+    keys are not checked by the database (deferred checks of millions of rows cost more than the
+    calculation); deletes still cascade through the ORM.
+    """
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, db_constraint=False, related_name="+")
     value = models.FloatField(help_text="The ranking value: CR, mu − 2.5·phi, or the list rating.")
     mu = models.FloatField(null=True, blank=True)
     phi = models.FloatField(null=True, blank=True)
@@ -143,7 +148,7 @@ class CurrentRating(RatingFields):
 class RatingList(models.Model):
     """A published list: the state of a system as of `date` (every period ended before it)."""
 
-    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="lists")
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, db_constraint=False, related_name="lists")
     date = models.DateField()
     provisional = models.BooleanField(default=False)
     rated = models.PositiveIntegerField(default=0, help_text="Keys with a rating on this list.")
@@ -161,7 +166,7 @@ class RatingList(models.Model):
 class RatingListEntry(RatingFields):
     """One key on a list: every ranked key, and every key that played since the previous list."""
 
-    rating_list = models.ForeignKey(RatingList, on_delete=models.CASCADE, related_name="entries")
+    rating_list = models.ForeignKey(RatingList, on_delete=models.CASCADE, db_constraint=False, related_name="entries")
     change = models.FloatField(null=True, blank=True, help_text="Value change since the previous list (none: starter).")
     games_counted = models.PositiveIntegerField(default=0, help_text="Games counted since the previous list.")
     games_played = models.PositiveIntegerField(default=0, help_text="Games played since the previous list.")
@@ -176,14 +181,14 @@ class RatingListEntry(RatingFields):
 class CalculationRow(models.Model):
     """One game seen from one side in one system: every column of the breakdown, stored at calculation time."""
 
-    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, db_constraint=False, related_name="+")
     side = models.CharField(max_length=4)
-    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, related_name="+")
-    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="+")
-    opponent = models.ForeignKey(Coach, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    opponent_race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    opponent = models.ForeignKey(Coach, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    opponent_race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
     played_at = models.DateTimeField()
     period = models.CharField(max_length=20)
     # The month start of the recalculation chunk that wrote it (a period closes after its games).
@@ -205,7 +210,6 @@ class CalculationRow(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["system", "coach", "played_at"], name="calc_row_coach_idx"),
-            models.Index(fields=["system", "played_at"], name="calc_row_played_idx"),
             models.Index(fields=["system", "game"], name="calc_row_game_idx"),
             models.Index(fields=["system", "chunk"], name="calc_row_chunk_idx"),
         ]
@@ -214,10 +218,10 @@ class CalculationRow(models.Model):
 class PeriodSummary(models.Model):
     """The new-rating block for one key after one event or period (Rl, Rn, LPR, Rct, Wt, Nt, ...)."""
 
-    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
-    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, related_name="+")
-    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="+")
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, db_constraint=False, related_name="+")
     period = models.CharField(max_length=20)
     effective = models.DateField()
     # The month start of the recalculation chunk that wrote it: a rerun from a checkpoint replaces these.

@@ -7,6 +7,7 @@ are closed and a rating list is drawn from the latest summary of every key.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -109,23 +110,38 @@ def months_before(on: dt.date, months: int) -> dt.date:
     return dt.date(index // 12, index % 12 + 1, min(on.day, 28))
 
 
-def standing_at(standing: Standing, on: dt.date, rules: ListRules) -> tuple[float, float | None, bool]:
-    """(value, phi, active) of a key on `on`: Glicko phi grows for every idle period since its last one."""
+def valuation(on: dt.date, rules: ListRules) -> Callable[[Standing], tuple[float, float | None, bool]]:
+    """A function giving (value, phi, active) of a key on `on`: Glicko phi grows by the closed form
+    of glicko.decay for every idle period since the key's last one; the others lapse by months."""
     if not rules.glicko:
-        active = True
-        if rules.inactive_after_months is not None:
-            cutoff = months_before(on, rules.inactive_after_months)
-            active = standing.last_played is not None and standing.last_played >= cutoff
-        return standing.value, None, active
-    if rules.period_days:
-        idle = (on - standing.effective).days // rules.period_days
-    else:
-        idle = months_between(standing.effective, on)
-    phi = standing.phi
-    if idle > 0:
-        rating = glicko.GlickoRating(standing.mu, phi, standing.sigma)
-        phi = glicko.decay(rating, periods=idle, phi_cap=rules.phi_cap).phi
-    return standing.mu - rules.phi_multiplier * phi, phi, phi <= rules.inactive_phi
+        if rules.inactive_after_months is None:
+            return lambda standing: (standing.value, None, True)
+        cutoff = months_before(on, rules.inactive_after_months)
+        return lambda standing: (
+            standing.value, None, standing.last_played is not None and standing.last_played >= cutoff
+        )
+    cap2 = rules.phi_cap * rules.phi_cap
+    months_on = on.year * 12 + on.month
+    multiplier, inactive_phi, period_days = rules.phi_multiplier, rules.inactive_phi, rules.period_days
+
+    def value(standing: Standing) -> tuple[float, float, bool]:
+        effective = standing.effective
+        if period_days:
+            idle = (on - effective).days // period_days
+        else:
+            idle = months_on - (effective.year * 12 + effective.month)
+        phi = standing.phi
+        if idle > 0:
+            step = glicko.SCALE * standing.sigma
+            phi = math.sqrt(min(phi * phi + idle * (step * step), cap2))
+        return standing.mu - multiplier * phi, phi, phi <= inactive_phi
+
+    return value
+
+
+def standing_at(standing: Standing, on: dt.date, rules: ListRules) -> tuple[float, float | None, bool]:
+    """(value, phi, active) of one key on `on`."""
+    return valuation(on, rules)(standing)
 
 
 def rank_entries(entries: list[ListEntry], *, per_race: bool) -> None:
@@ -155,8 +171,9 @@ def draw_list(
     maps a key to its value on the previous list date (absent: not rated then, a starter).
     """
     entries = []
+    value_of = valuation(on, rules)
     for key, standing in ledger.standings.items():
-        value, phi, active = standing_at(standing, on, rules)
+        value, phi, active = value_of(standing)
         counted, seen = played.get(key, (0, 0))
         if not (active or seen or every_key):
             continue

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from ratings import selectors
 from ratings.bulk import bulk_insert
+from ratings.engines.common import paused_gc
 from ratings.configuration import build_config, engine_for, list_rules
 from ratings.models import (
     CalculationRow,
@@ -281,18 +282,19 @@ def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date,
     keep_checkpoint = _checkpoint_dates(today)
     written = 0
     first_chunk = month_start(games[0].played_at.date()) if games else start
-    for chunk in replay(
-        module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
-        previous_list=previous_list, progress=progress,
-    ):
-        written += _write_chunk(system, chunk, chunk.start or first_chunk, keys)
-        if chunk.is_list and keep_checkpoint(chunk.end):
-            EngineCheckpoint.objects.create(
-                system=system, as_of=chunk.end, games=ledger.games,
-                state=zlib.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL), 1),
-            )
-        if not chunk.is_list:
-            written += _write_current(system, chunk, ledger, today, keys)
+    with paused_gc():  # millions of live, acyclic objects: generational scans would dominate
+        for chunk in replay(
+            module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
+            previous_list=previous_list, progress=progress,
+        ):
+            written += _write_chunk(system, chunk, chunk.start or first_chunk, keys)
+            if chunk.is_list and keep_checkpoint(chunk.end):
+                EngineCheckpoint.objects.create(
+                    system=system, as_of=chunk.end, games=ledger.games,
+                    state=zlib.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL), 1),
+                )
+            if not chunk.is_list:
+                written += _write_current(system, chunk, ledger, today, keys)
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
     EngineCheckpoint.objects.filter(pk__in=stale).delete()
     log.append(f"{written} rows written")

@@ -1,0 +1,107 @@
+"""Recalculation benchmark on PostgreSQL: full run of all four systems over the synthetic history,
+then one 60-coach event added at the end, then one backdated a year. Prints figures; asserts nothing.
+
+    .venv/bin/python bench/recalc.py [--games 1000000] [--database-url postgres://...]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.federation import DEFAULT_URL, fresh_database, load_history, setup_django  # noqa: E402
+
+SYSTEMS = ("elo", "glicko", "global-glicko", "knsb")
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def recalculate_all(since: dt.date | None, today: dt.date) -> list[tuple]:
+    from ratings import services
+    from ratings.models import RatingSystem, Trigger
+
+    figures = []
+    for slug in SYSTEMS:
+        system = RatingSystem.objects.get(slug=slug)
+        run = services.recalculation_request(system=system, trigger=Trigger.MANUAL, since=since, enqueue=False)
+        started = time.perf_counter()
+        run = services.recalculation_execute(run_id=run.pk, today=today)
+        figures.append((slug, time.perf_counter() - started, run.games_processed, run.rows_written, run.recomputed_from))
+    return figures
+
+
+def add_event(day: dt.date, coaches: list, *, name: str) -> int:
+    """A sanctioned 60-coach, 5-round event on `day` through the game service (sides included)."""
+    from tournaments.models import Coach, Event, Game, Race, Round, Variant
+    from tournaments.services import game_record
+
+    event = Event.objects.create(
+        name=name, variant=Variant.objects.get(slug="blood-bowl-2020"), start_date=day, end_date=day,
+        country="NL", city="Utrecht", status="sanctioned",
+    )
+    human, orc = Race.objects.get(slug="human"), Race.objects.get(slug="orc")
+    players = list(Coach.objects.filter(number__in=coaches))
+    for number in range(1, 6):
+        round_ = Round.objects.create(event=event, number=number, date=day, start_time=dt.time(8 + 2 * number))
+        at = dt.datetime.combine(day, round_.start_time, tzinfo=dt.timezone.utc)
+        shift = number * 7 % len(players)
+        order = players[shift:] + players[:shift]
+        for table in range(len(order) // 2):
+            game_record(game=Game(
+                round=round_, event=event, home_coach=order[2 * table], home_race=human,
+                away_coach=order[2 * table + 1], away_race=orc, home_touchdowns=(table + number) % 3,
+                away_touchdowns=(table * number) % 2, played_at=at,
+            ))
+    return event.pk
+
+
+def report(title: str, figures: list[tuple], target: str) -> None:
+    total = sum(f[1] for f in figures)
+    print(f"\n{title}: {total:.1f} s in all (target {target}); peak RSS {peak_mib():.0f} MiB")
+    for slug, seconds, games, rows, start in figures:
+        print(f"  {slug:14} {seconds:7.2f} s  {games:>9,} games replayed  {rows:>10,} rows written  from {start or 'the start'}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--database-url", default=DEFAULT_URL)
+    args = parser.parse_args(argv)
+
+    from bench.engines import synthetic_history
+
+    started = time.perf_counter()
+    games = synthetic_history(args.games)
+    print(f"synthetic history: {len(games):,} games in {time.perf_counter() - started:.1f} s")
+    fresh_database(args.database_url)
+    setup_django(args.database_url)
+    started = time.perf_counter()
+    counts = load_history(games)
+    print(f"loaded {counts} in {time.perf_counter() - started:.1f} s")
+    last_day = games[-1].played_at.date()
+    today = max(dt.date.today(), last_day + dt.timedelta(days=3))
+    del games
+
+    report("Full recalculation, four systems", recalculate_all(None, today), "≤ 60 s")
+
+    from tournaments.models import Coach
+
+    numbers = list(Coach.objects.order_by("number").values_list("number", flat=True)[:60])
+    end_day = today - dt.timedelta(days=1) if today.day > 1 else today
+    add_event(end_day, numbers, name="Bench event at the end")
+    report(f"One 60-coach event at the end ({end_day})", recalculate_all(end_day, today), "≤ 1 s")
+
+    backdated = end_day - dt.timedelta(days=365)
+    add_event(backdated, numbers, name="Bench event backdated a year")
+    report(f"One 60-coach event backdated a year ({backdated})", recalculate_all(backdated, today), "≤ 20 s")
+
+
+if __name__ == "__main__":
+    main()
