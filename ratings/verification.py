@@ -67,8 +67,8 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
     ):
         chunk_date = chunk.start or first_chunk
         stored_rows = CalculationRow.objects.filter(system=system, chunk=chunk_date)
-        expected = {(r.game_id, r.side): row_values(sid, r, chunk_date, keys)[1:] for r in chunk.rows}
-        stored = {(v[0], v[1]): v for v in stored_rows.values_list(*[f"{f}_id" if f in _FK_ROW else f for f in ROW_FIELDS[1:]])}
+        expected = {(r.game_id, r.side, r.period): row_values(sid, r, chunk_date, keys)[1:] for r in chunk.rows}
+        stored = {(v[0], v[1], v[8]): v for v in stored_rows.values_list(*[f"{f}_id" if f in _FK_ROW else f for f in ROW_FIELDS[1:]])}
         diffs.compare("calculation row", ROW_FIELDS[1:], expected, stored)
         expected_rows += len(expected)
         for s in chunk.summaries:

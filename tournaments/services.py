@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Min, Q
 
-from .models import AuditRecord, Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Side
+from .models import AuditRecord, Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side
 
 _SCORE = {1.0: Decimal("1"), 0.5: Decimal("0.5"), 0.0: Decimal("0")}
 
@@ -146,7 +146,9 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
     unknown = set(changes) - set(GAME_RESULT_FIELDS)
     if unknown:
         raise ValidationError(f"These fields cannot be corrected here: {', '.join(sorted(unknown))}.")
+    _check_result_values(changes)
     game = Game.objects.select_for_update().select_related("event").get(pk=game.pk)
+    _ensure_not_recalculating(game.event)
     before = {name: getattr(game, name) for name in changes}
     for name, value in changes.items():
         setattr(game, name, value)
@@ -200,3 +202,283 @@ def coach_merge(*, keep: Coach, duplicate: Coach, actor) -> Coach:
     if first is not None:
         _request_recalculation(trigger="merge", since=first.date(), reason=f"merged coach {duplicate.number} into {keep.number}", actor=actor)
     return keep
+
+
+# Organiser and staff workflows: events entered on the site, uploads, accounts and reruns.
+
+EDITABLE_STATUSES = {EventStatus.DRAFT, EventStatus.REJECTED}
+EVENT_FIELDS = ["name", "variant", "start_date", "end_date", "country", "city", "latitude", "longitude", "is_major"]
+
+
+def _event_fields(event: Event) -> dict:
+    """The event form's fields as JSON for the audit log."""
+    return {
+        "name": event.name, "variant": event.variant.slug if event.variant_id else None,
+        "start_date": event.start_date.isoformat() if event.start_date else None,
+        "end_date": event.end_date.isoformat() if event.end_date else None,
+        "country": str(event.country or ""), "city": event.city,
+        "latitude": None if event.latitude is None else str(event.latitude),
+        "longitude": None if event.longitude is None else str(event.longitude),
+        "is_major": event.is_major,
+    }
+
+
+def _event_counts(event: Event) -> dict:
+    return {
+        "participants": event.participants.count(), "rounds": event.rounds.count(),
+        "games": event.games.count(), "awards": event.awards.count(),
+    }
+
+
+def _changed(before: dict, after: dict) -> tuple[dict, dict]:
+    """Only the keys whose values differ, for a readable before → after."""
+    keys = [key for key in after if before.get(key) != after.get(key)]
+    return {key: before.get(key) for key in keys}, {key: after[key] for key in keys}
+
+
+def _ensure_editable(event: Event) -> None:
+    if event.status not in EDITABLE_STATUSES:
+        raise ValidationError(
+            f"This event is {event.get_status_display().lower()}: only a draft or a rejected event can be edited"
+            + (" (staff correct a sanctioned event's results)." if event.status == EventStatus.SANCTIONED else ".")
+        )
+
+
+def _ensure_not_recalculating(event: Event) -> None:
+    """Refuse an edit while a queued or running recalculation covers the event's dates."""
+    from ratings.models import RecalculationRun, RunStatus
+
+    run = (
+        RecalculationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
+        .filter(Q(from_date__isnull=True) | Q(from_date__lte=event.end_date))
+        .select_related("system").order_by("created_at").first()
+    )
+    if run is not None:
+        since = f"{run.from_date:%Y-%m-%d}" if run.from_date else "the first game"
+        raise ValidationError(
+            f"The {run.system.name} ratings are being recalculated from {since} (run {run.pk}, "
+            f"{run.get_status_display().lower()}): this event cannot change until that run finishes. Try again in a few minutes."
+        )
+
+
+def _check_result_values(changes: dict) -> None:
+    """Touchdowns and casualties a Blood Bowl game can have (the forms say the same)."""
+    from .uploads import MAX_CASUALTIES, MAX_TOUCHDOWNS
+
+    errors = {}
+    for name, limit, what in (
+        ("home_touchdowns", MAX_TOUCHDOWNS, "touchdowns"), ("away_touchdowns", MAX_TOUCHDOWNS, "touchdowns"),
+        ("home_casualties", MAX_CASUALTIES, "casualties"), ("away_casualties", MAX_CASUALTIES, "casualties"),
+    ):
+        value = changes.get(name)
+        if value is not None and value < 0:
+            errors[name] = f"{value} is negative: the number of {what} must be 0 or more."
+        elif value is not None and value > limit:
+            errors[name] = f"{value} is not a believable number of {what}: at most {limit}."
+    if errors:
+        raise ValidationError(errors)
+
+
+def _validation_messages(errors, label: str) -> list[str]:
+    return [f"{label} {e.line}, {e.column}: {e.message}" if e.column else f"{label} {e.line}: {e.message}" for e in errors]
+
+
+def _coaches_by_number(numbers) -> dict[int, Coach]:
+    return {coach.number: coach for coach in Coach.objects.filter(number__in=set(numbers))}
+
+
+def _races_by_slug(slugs) -> dict:
+    races = {race.slug: race for race in Race.objects.filter(slug__in={s for s in slugs if s})}
+    unranked = sorted(race.name for race in races.values() if not race.ranked)
+    unknown = sorted({s for s in slugs if s} - races.keys())
+    if unranked or unknown:
+        raise ValidationError(
+            [f"{name} is not a ranked race: only the federation's ranked races can be sanctioned." for name in unranked]
+            + [f"'{slug}' is not a race the federation knows." for slug in unknown]
+        )
+    return races
+
+
+def _write_results(event: Event, games, played_at: dict) -> None:
+    """Replace an event's rounds and games by these (already checked) entries, sides included."""
+    from django.db import IntegrityError
+
+    from .uploads import GameEntry
+
+    games: list[GameEntry] = list(games)
+    coaches = _coaches_by_number(n for g in games for _, n, _ in g.coaches())
+    races = _races_by_slug({r for g in games for _, _, r in g.coaches()})
+    try:
+        with transaction.atomic():
+            event.games.all().delete()
+            event.rounds.all().delete()
+            rounds = {}
+            for game in sorted(games, key=lambda g: g.round):
+                if game.round not in rounds:
+                    rounds[game.round] = Round.objects.create(event=event, number=game.round, date=game.date, start_time=game.time)
+            sides = []
+            for entry in games:
+                game = Game.objects.create(
+                    round=rounds[entry.round], event=event,
+                    home_coach=coaches[entry.home_coach], home_race=races[entry.home_race],
+                    away_coach=coaches[entry.away_coach] if entry.away_coach is not None else None,
+                    away_race=races[entry.away_race] if entry.away_race else None,
+                    home_touchdowns=entry.home_td, away_touchdowns=entry.away_td,
+                    home_casualties=entry.home_cas, away_casualties=entry.away_cas,
+                    conceded_by=entry.conceded or None, kind=entry.kind,
+                    played_at=played_at[entry.round].replace(tzinfo=dt.timezone.utc),
+                )
+                sides.extend(game_sides_for(game))
+            GameSide.objects.bulk_create(sides)
+    except IntegrityError as exc:
+        raise ValidationError(f"The database refused these results ({exc}); nothing was saved.") from exc
+
+
+@transaction.atomic
+def event_create(*, actor, **fields) -> Event:
+    """A new draft event, organised by the person entering it."""
+    unknown = set(fields) - set(EVENT_FIELDS)
+    if unknown:
+        raise ValidationError(f"These fields are not part of an event: {', '.join(sorted(unknown))}.")
+    event = Event(organiser=actor, status=EventStatus.DRAFT, **fields)
+    event.full_clean(exclude=["source"])
+    event.save()
+    audit_record(actor=actor, action="event.create", obj=event, after=_event_fields(event))
+    return event
+
+
+@transaction.atomic
+def event_update(*, event: Event, actor, fields: dict, participants, rounds, games, awards) -> Event:
+    """Save the whole entry form of a draft or rejected event: its fields, participants, rounds, games
+    and awards (uploads.*Entry lists). Every rule is checked first; on any error nothing is saved."""
+    from .uploads import check_awards, check_participants, check_results, check_rounds, played_at_times
+
+    event = Event.objects.select_for_update().select_related("variant").get(pk=event.pk)
+    _ensure_editable(event)
+    _ensure_not_recalculating(event)
+    before = {**_event_fields(event), **_event_counts(event)}
+    for name, value in fields.items():
+        if name not in EVENT_FIELDS:
+            raise ValidationError(f"'{name}' is not part of an event.")
+        setattr(event, name, value)
+    event.full_clean(exclude=["source"])
+    _ensure_not_recalculating(event)
+    participants, rounds, games, awards = list(participants), list(rounds), list(games), list(awards)
+    numbers = {p.coach for p in participants} | {a.coach for a in awards} | {n for g in games for _, n, _ in g.coaches()}
+    coaches = _coaches_by_number(numbers)
+    races = _races_by_slug({p.race for p in participants} | {a.race for a in awards if a.race} | {r for g in games for _, _, r in g.coaches()})
+    names = dict(Race.objects.values_list("slug", "name"))
+    round_numbers = {r.number for r in rounds}
+    errors = _validation_messages(check_rounds(rounds, start=event.start_date, end=event.end_date), "Round row")
+    errors += [f"Game {g.line}: round {g.round} is not in the list of rounds." for g in games if g.round not in round_numbers]
+    participant_errors, race_errors = check_participants(participants, games, known_coaches=coaches, race_names=names)
+    errors += _validation_messages(participant_errors, "Participant row")
+    errors += _validation_messages(check_results(games, start=event.start_date, end=event.end_date, known_coaches=coaches, race_names=names) + race_errors, "Game")
+    errors += _validation_messages(check_awards(awards, known_coaches=coaches), "Award row")
+    if errors:
+        raise ValidationError(errors)
+    event.save()
+    registered = {p.coach: p.race for p in participants}
+    for game in sorted(games, key=lambda g: g.line):
+        for _, number, race in game.coaches():
+            registered.setdefault(number, race)
+    event.awards.all().delete()
+    event.participants.all().delete()
+    _write_results(event, games, played_at_times(games))
+    played_rounds = {g.round for g in games}
+    for entry in rounds:
+        if entry.number not in played_rounds:
+            Round.objects.create(event=event, number=entry.number, date=entry.date, start_time=entry.time)
+    Participant.objects.bulk_create(
+        Participant(event=event, coach=coaches[number], race=races[race]) for number, race in sorted(registered.items())
+    )
+    Award.objects.bulk_create(
+        Award(event=event, category=a.category, coach=coaches[a.coach], race=races[a.race] if a.race else None) for a in awards
+    )
+    after = {**_event_fields(event), **_event_counts(event)}
+    changed_before, changed_after = _changed(before, after)
+    audit_record(actor=actor, action="event.update", obj=event, before=changed_before, after=changed_after)
+    return event
+
+
+@transaction.atomic
+def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
+    """Replace a draft or rejected event's rounds and games by an upload's games (uploads.GameEntry);
+    the coaches in it are registered with the race they played. All or nothing."""
+    from .uploads import check_results, played_at_times
+
+    event = Event.objects.select_for_update().get(pk=event.pk)
+    _ensure_editable(event)
+    _ensure_not_recalculating(event)
+    games = list(games)
+    if not games:
+        raise ValidationError("The upload has no games.")
+    coaches = _coaches_by_number(n for g in games for _, n, _ in g.coaches())
+    races = _races_by_slug({r for g in games for _, _, r in g.coaches()})
+    names = dict(Race.objects.values_list("slug", "name"))
+    errors = check_results(games, start=event.start_date, end=event.end_date, known_coaches=coaches, race_names=names)
+    if errors:
+        raise ValidationError(_validation_messages(errors, "Line"))
+    before = _event_counts(event)
+    _write_results(event, games, played_at_times(games))
+    registered = {}
+    for game in sorted(games, key=lambda g: g.line):
+        for _, number, race in game.coaches():
+            registered.setdefault(number, race)
+    existing = {p.coach.number: p for p in event.participants.select_related("coach", "race")}
+    for number, race in registered.items():
+        participant = existing.get(number)
+        if participant is None:
+            Participant.objects.create(event=event, coach=coaches[number], race=races[race])
+        elif participant.race.slug != race:
+            participant.race = races[race]
+            participant.save(update_fields=["race"])
+    audit_record(actor=actor, action="event.upload", obj=event, before=before, after=_event_counts(event), note=file_name[:200])
+    return event
+
+
+@transaction.atomic
+def coach_create(*, actor, number: int, name: str, nationality: str = "") -> Coach:
+    """Add a coach the federation did not know yet (an organiser meets him in his results)."""
+    coach = Coach(number=number, name=name.strip(), nationality=nationality or "")
+    coach.full_clean(exclude=["user"])
+    coach.save()
+    audit_record(actor=actor, action="coach.create", obj=coach, after={"number": coach.number, "name": coach.name, "nationality": str(coach.nationality or "")})
+    return coach
+
+
+@transaction.atomic
+def user_link_coach(*, user, coach: Coach | None, actor):
+    """Link a member's account to his coach (or unlink it with None); a coach has one account."""
+    current = Coach.objects.select_for_update().filter(user=user).first()
+    if coach is not None:
+        coach = Coach.objects.select_for_update().get(pk=coach.pk)
+        if coach.user_id is not None and coach.user_id != user.pk:
+            raise ValidationError(f"{coach} is already linked to the account {coach.user.get_username()}.")
+    if current is not None and (coach is None or current.pk != coach.pk):
+        current.user = None
+        current.save(update_fields=["user"])
+    if coach is not None:
+        coach.user = user
+        coach.save(update_fields=["user"])
+    audit_record(
+        actor=actor, action="user.link_coach", obj=user,
+        before={"coach": current.number if current else None}, after={"coach": coach.number if coach else None},
+    )
+    return user
+
+
+@transaction.atomic
+def recalculation_rerun(*, run, actor):
+    """Queue a new run of a recorded run's system from the same date (trigger "rerun")."""
+    from ratings.models import Trigger
+    from ratings.services import recalculation_request
+
+    rerun = recalculation_request(
+        system=run.system, trigger=Trigger.RERUN, since=run.from_date, reason=f"rerun of run {run.pk}", requested_by=actor
+    )
+    audit_record(
+        actor=actor, action="run.rerun", obj=run, after={"run": rerun.pk, "system": run.system.slug,
+                                                         "from_date": run.from_date.isoformat() if run.from_date else None},
+    )
+    return rerun

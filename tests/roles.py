@@ -1,0 +1,28 @@
+"""Accounts in each role, for the organiser, staff and permission tests."""
+from django.contrib.auth.models import Group, User
+
+from tournaments.permissions import MEMBERS, ORGANISERS, STAFF, groups_sync
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+def account(username: str, role: str | None = MEMBERS) -> User:
+    """A user in one role's group (staff accounts also reach the Django admin)."""
+    if not Group.objects.filter(name=role).exists() and role is not None:
+        groups_sync()  # a transactional test's flush removed the migration's groups
+    user = User.objects.create_user(username, f"{username}@example.org", PASSWORD, is_staff=role == STAFF)
+    if role is not None:
+        user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+def member(username: str = "mia") -> User:
+    return account(username, MEMBERS)
+
+
+def organiser(username: str = "olga") -> User:
+    return account(username, ORGANISERS)
+
+
+def staff(username: str = "sam") -> User:
+    return account(username, STAFF)

@@ -1,0 +1,53 @@
+"""Filters of the staff lists: every filter lives in the query string, so a filtered list is a link."""
+import django_filters
+from django.db.models import Q
+from django_filters.widgets import DateRangeWidget
+
+from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
+
+from .models import AuditRecord, Event, EventStatus
+
+
+def _distinct(field: str):
+    def choices():
+        values = AuditRecord.objects.order_by(field).values_list(field, flat=True).distinct()
+        return [(value, value) for value in values]
+    return choices
+
+
+class AuditFilter(django_filters.FilterSet):
+    person = django_filters.CharFilter(field_name="actor__username", lookup_expr="icontains", label="Person")
+    object_type = django_filters.ChoiceFilter(choices=_distinct("object_type"), label="Kind of object")
+    object = django_filters.CharFilter(method="filter_object", label="Object", help_text="Name or id.")
+    action = django_filters.ChoiceFilter(choices=_distinct("action"))
+    date = django_filters.DateFromToRangeFilter(
+        field_name="at__date", label="Date", widget=DateRangeWidget(attrs={"type": "date"})
+    )
+
+    class Meta:
+        model = AuditRecord
+        fields = []
+
+    def filter_object(self, queryset, name, value):
+        value = value.strip()
+        return queryset.filter(Q(object_repr__icontains=value) | Q(object_id=value)) if value else queryset
+
+
+class EventQueueFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=EventStatus.choices, empty_label="any status")
+    name = django_filters.CharFilter(lookup_expr="icontains")
+    organiser = django_filters.CharFilter(field_name="organiser__username", lookup_expr="icontains")
+
+    class Meta:
+        model = Event
+        fields = []
+
+
+class RunFilter(django_filters.FilterSet):
+    system = django_filters.ModelChoiceFilter(queryset=RatingSystem.objects.all(), field_name="system")
+    status = django_filters.ChoiceFilter(choices=RunStatus.choices)
+    trigger = django_filters.ChoiceFilter(choices=Trigger.choices)
+
+    class Meta:
+        model = RecalculationRun
+        fields = []

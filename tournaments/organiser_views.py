@@ -1,0 +1,277 @@
+"""Organiser pages: enter and edit one's own events, upload results, submit them for sanctioning.
+
+Each view checks the role on the server and finds the event among the ones the user may open
+(his own; staff: any), so another organiser's event is a 404. Writes go through the services.
+"""
+import csv
+import hashlib
+import io
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods
+
+from . import services
+from .forms import CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm
+from .models import AuditRecord, Coach, Event, Race
+from .permissions import CREATE_COACHES, ENTER_EVENTS, events_for, permission_required
+from .uploads import COLUMN_NAMES, COLUMNS, RaceRef, Upload, parse_results, race_lookup
+
+
+def _event(request, pk: int) -> Event:
+    return get_object_or_404(events_for(request.user), pk=pk)
+
+
+def _posted(request):
+    """The POST data of a POST (even an empty one, which must still be validated), else None."""
+    return request.POST if request.method == "POST" else None
+
+
+def _error_messages(error: ValidationError) -> list[str]:
+    if hasattr(error, "error_dict"):
+        return [message for messages_ in error.message_dict.values() for message in messages_]
+    return error.messages
+
+
+@permission_required(ENTER_EVENTS)
+def event_list(request):
+    events = Event.objects.filter(organiser=request.user).select_related("variant").order_by("-start_date", "name")
+    page = Paginator(events, 50).get_page(request.GET.get("page"))
+    return render(request, "organiser/event_list.html", {"page": page})
+
+
+@permission_required(ENTER_EVENTS)
+@require_http_methods(["GET", "POST"])
+def event_new(request):
+    form = EventForm(_posted(request), prefix="event")
+    if request.method == "POST" and form.is_valid():
+        try:
+            event = services.event_create(actor=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"{event.name} is saved as a draft. Enter its participants, rounds and games, or upload them.")
+            return redirect("organiser_event_edit", event.pk)
+    return render(request, "organiser/event_new.html", {"form": form})
+
+
+@permission_required(ENTER_EVENTS)
+def event_detail(request, pk: int):
+    event = _event(request, pk)
+    games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
+    rejection = (
+        AuditRecord.objects.filter(object_type="event", object_id=str(event.pk), action="event.reject").order_by("-at", "-id").first()
+        if event.status == "rejected" else None
+    )
+    return render(request, "organiser/event_detail.html", {
+        "event": event, "games": games, "rejection": rejection,
+        "participants": event.participants.select_related("coach", "race"),
+        "awards": event.awards.select_related("coach", "race"),
+        "editable": event.status in services.EDITABLE_STATUSES,
+    })
+
+
+def _not_editable(request, event: Event):
+    messages.error(request, f"{event.name} is {event.get_status_display().lower()}: only a draft or a rejected event can be changed.")
+    return redirect("organiser_event_detail", event.pk)
+
+
+@permission_required(ENTER_EVENTS)
+@require_http_methods(["GET", "POST"])
+def event_edit(request, pk: int):
+    event = _event(request, pk)
+    if event.status not in services.EDITABLE_STATUSES:
+        return _not_editable(request, event)
+    entry = EventEntry(_posted(request), event=Event.objects.get(pk=event.pk))
+    problems = []
+    if request.method == "POST" and entry.is_valid():
+        try:
+            services.event_update(event=event, actor=request.user, **entry.entries())
+        except ValidationError as error:
+            problems = _error_messages(error)
+        else:
+            messages.success(request, "The event is saved.")
+            return redirect("organiser_event_detail", event.pk)
+    return render(request, "organiser/event_edit.html", {
+        "event": event, "entry": entry, "problems": problems, "edit_url": request.get_full_path(),
+    })
+
+
+def _session_key(event: Event) -> str:
+    return f"results-upload-{event.pk}"
+
+
+def _parse(event: Event, data: bytes) -> Upload:
+    races = race_lookup(RaceRef(slug, name, ranked) for slug, name, ranked in Race.objects.values_list("slug", "name", "ranked"))
+    return parse_results(
+        data, races=races, start=event.start_date, end=event.end_date,
+        find_coaches=lambda numbers: set(Coach.objects.filter(number__in=numbers).values_list("number", flat=True)),
+    )
+
+
+def _upload_page(request, event: Event, *, form=None, upload: Upload | None = None, file_name: str = "", problems=()):
+    context = {
+        "event": event, "form": form or UploadForm(), "columns": COLUMNS, "upload": upload, "file_name": file_name,
+        "problems": problems, "example": ",".join(c.example for c in COLUMNS),
+        "header": ",".join(COLUMN_NAMES), "replaced": event.games.count(),
+    }
+    if upload is not None:
+        if upload.unknown_coaches:
+            context["new_coaches"] = NewCoachFormSet(
+                prefix="coaches", initial=[{"number": n, "name": name, "create": True} for n, name in upload.unknown_coaches.items()]
+            )
+        if upload.is_valid:
+            context["confirm"] = ConfirmForm(initial={"digest": request.session[_session_key(event)]["digest"]})
+            coaches = dict(Coach.objects.filter(number__in={n for g in upload.games for _, n, _ in g.coaches()}).values_list("number", "name"))
+            races = dict(Race.objects.values_list("slug", "name"))
+            context["preview"] = [
+                {"game": game, "home_name": coaches.get(game.home_coach, ""), "away_name": coaches.get(game.away_coach, ""),
+                 "home_race": races.get(game.home_race, game.home_race), "away_race": races.get(game.away_race, "")}
+                for game in sorted(upload.games, key=lambda g: (g.round, g.line))
+            ]
+            context["rounds"] = len({g.round for g in upload.games})
+    return render(request, "organiser/event_upload.html", context, status=200)
+
+
+@permission_required(ENTER_EVENTS)
+@require_http_methods(["GET", "POST"])
+def event_upload(request, pk: int):
+    """Upload, check, preview, confirm: nothing is saved until the whole file is valid and confirmed."""
+    event = _event(request, pk)
+    if event.status not in services.EDITABLE_STATUSES:
+        return _not_editable(request, event)
+    key = _session_key(event)
+    if request.method == "GET":
+        return _upload_page(request, event)
+    action = request.POST.get("action", "check")
+    if action == "check":
+        form = UploadForm(request.POST, request.FILES)
+        if not form.is_valid():
+            return _upload_page(request, event, form=form)
+        file = form.cleaned_data["file"]
+        data = file.read()
+        upload = _parse(event, data)
+        request.session[key] = {
+            "data": data.decode("utf-8-sig", errors="replace"), "name": file.name[:200],
+            "digest": hashlib.sha256(data).hexdigest(),
+        }
+        return _upload_page(request, event, upload=upload, file_name=file.name)
+    stored = request.session.get(key)
+    if stored is None:
+        messages.error(request, "Upload the file again: the checked upload is no longer there.")
+        return redirect("organiser_event_upload", event.pk)
+    if action == "create_coaches":
+        created = _create_coaches(request)
+        if created:
+            messages.success(request, f"Created {created} coach{'es' if created != 1 else ''}.")
+        upload = _parse(event, stored["data"].encode())
+        return _upload_page(request, event, upload=upload, file_name=stored["name"])
+    if action == "confirm":
+        form = ConfirmForm(request.POST)
+        if not form.is_valid() or form.cleaned_data["digest"] != stored["digest"]:
+            messages.error(request, "The results changed since the preview: check them again.")
+            return redirect("organiser_event_upload", event.pk)
+        upload = _parse(event, stored["data"].encode())
+        if not upload.is_valid:
+            return _upload_page(request, event, upload=upload, file_name=stored["name"])
+        try:
+            services.results_upload(event=event, actor=request.user, games=upload.games, file_name=stored["name"])
+        except ValidationError as error:
+            return _upload_page(request, event, upload=upload, file_name=stored["name"], problems=_error_messages(error))
+        del request.session[key]
+        messages.success(request, f"Saved {len(upload.games)} games from {stored['name']}.")
+        return redirect("organiser_event_detail", event.pk)
+    return redirect("organiser_event_upload", event.pk)
+
+
+def _create_coaches(request) -> int:
+    if not request.user.has_perm(CREATE_COACHES):
+        messages.error(request, "Your account cannot create coaches.")
+        return 0
+    formset = NewCoachFormSet(request.POST, prefix="coaches")
+    if not formset.is_valid():
+        messages.error(request, "Give every new coach a name.")
+        return 0
+    created = 0
+    for form in formset:
+        data = form.cleaned_data
+        if not data or not data.get("create"):
+            continue
+        try:
+            services.coach_create(actor=request.user, number=data["number"], name=data["name"])
+        except ValidationError as error:
+            messages.error(request, f"Coach {data['number']}: {' '.join(_error_messages(error))}")
+        else:
+            created += 1
+    return created
+
+
+def _csv_cell(value) -> str:
+    """A cell a spreadsheet will not run as a formula."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+@permission_required(ENTER_EVENTS)
+def event_upload_template(request, pk: int):
+    """The upload's header, followed by the games already entered (so a download can be edited and sent back)."""
+    event = _event(request, pk)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMN_NAMES)
+    games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
+    for game in games:
+        writer.writerow([_csv_cell(value) for value in (
+            game.round.number, game.round.date.isoformat(),
+            game.round.start_time.strftime("%H:%M") if game.round.start_time else "",
+            game.home_coach.number, game.home_coach.name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
+            game.away_coach.number if game.away_coach_id else "", game.away_coach.name if game.away_coach_id else "",
+            game.away_race.name if game.away_race_id else "", game.home_casualties, game.away_casualties,
+            game.conceded_by or "", game.kind,
+        )])
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="results-event-{event.pk}.csv"'
+    return response
+
+
+@permission_required(ENTER_EVENTS)
+@require_http_methods(["GET", "POST"])
+def event_submit(request, pk: int):
+    event = _event(request, pk)
+    problems = []
+    if request.method == "POST":
+        try:
+            services.event_submit(event=event, actor=request.user)
+        except ValidationError as error:
+            problems = _error_messages(error)
+        else:
+            messages.success(request, f"{event.name} is submitted: staff will sanction it or tell you what to correct.")
+            return redirect("organiser_event_detail", event.pk)
+    return render(request, "organiser/event_submit.html", {
+        "event": event, "problems": problems, "games": event.games.count(), "rounds": event.rounds.count(),
+        "participants": event.participants.count(),
+    })
+
+
+@permission_required(CREATE_COACHES)
+@require_http_methods(["GET", "POST"])
+def coach_new(request):
+    """Create a coach the federation does not know yet, then go back to where the number was missing."""
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        next_url = ""
+    form = CoachForm(_posted(request), initial={"number": request.GET.get("number"), "name": request.GET.get("name", "")})
+    if request.method == "POST" and form.is_valid():
+        try:
+            coach = services.coach_create(actor=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Created {coach}.")
+            return redirect(next_url or reverse("organiser_event_list"))
+    return render(request, "organiser/coach_new.html", {"form": form, "next": next_url})

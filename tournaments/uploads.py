@@ -1,0 +1,456 @@
+"""Results as CSV, and the rules every set of games must keep: plain Python, no database.
+
+The caller passes what the record knows (races by name or slug, known federation numbers, the event's
+dates), so each rule can be tested on plain data, and the entry forms run the same checks as uploads.
+Every problem is reported with its line and column; nothing is saved unless there are none.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass, field
+
+MAX_UPLOAD_BYTES = 1024 * 1024
+# Blood Bowl scores above these are typing errors, not games (the database refuses anything above 99).
+MAX_TOUCHDOWNS = 20
+MAX_CASUALTIES = 30
+KINDS = ("played", "forfeit", "bye")
+SIDES = ("home", "away")
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    required: str
+    meaning: str
+    example: str
+
+
+COLUMNS = [
+    Column("round", "yes", "Round number: 1, 2, 3 …", "1"),
+    Column("date", "yes", "Date of the round, YYYY-MM-DD, within the event's dates; one date per round.", "2024-05-04"),
+    Column("time", "no", "Start of the round, HH:MM (orders the rounds of one day; default 08:00, then every 2½ hours).", "09:30"),
+    Column("home_coach", "yes", "Federation number of the home coach.", "10001"),
+    Column("home_name", "no", "The home coach's name: only used to create a coach the federation does not know yet.", "Anna Smit"),
+    Column("home_race", "yes", "A ranked race, by name or slug (Chaos Dwarf or chaos-dwarf). One race per coach per event.", "Human"),
+    Column("home_td", "yes", f"Home touchdowns, 0 to {MAX_TOUCHDOWNS} (empty for a bye: 0).", "2"),
+    Column("away_td", "yes", f"Away touchdowns, 0 to {MAX_TOUCHDOWNS} (empty for a bye: 0).", "1"),
+    Column("away_coach", "yes", "Federation number of the away coach; empty for a bye.", "10002"),
+    Column("away_name", "no", "The away coach's name (as home_name).", "Ben Visser"),
+    Column("away_race", "yes", "The away coach's ranked race; empty for a bye.", "Orc"),
+    Column("home_cas", "no", f"Casualties caused by the home team, 0 to {MAX_CASUALTIES} (default 0).", "1"),
+    Column("away_cas", "no", f"Casualties caused by the away team, 0 to {MAX_CASUALTIES} (default 0).", "0"),
+    Column("conceded", "no", "Who conceded: home, away, or empty.", ""),
+    Column("kind", "no", "played (default), forfeit or bye.", "played"),
+]
+COLUMN_NAMES = [c.name for c in COLUMNS]
+REQUIRED_COLUMNS = [c.name for c in COLUMNS if c.required == "yes"]
+
+
+@dataclass(frozen=True)
+class RaceRef:
+    slug: str
+    name: str
+    ranked: bool
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One game as entered: coaches by federation number, races by slug. `line` says where it came from."""
+
+    line: int
+    round: int
+    date: dt.date
+    home_coach: int
+    home_race: str
+    away_coach: int | None
+    away_race: str | None
+    home_td: int = 0
+    away_td: int = 0
+    home_cas: int = 0
+    away_cas: int = 0
+    conceded: str | None = None
+    kind: str = "played"
+    time: dt.time | None = None
+    home_name: str = ""
+    away_name: str = ""
+
+    def coaches(self) -> list[tuple[str, int, str | None]]:
+        """(side, federation number, race slug) of each coach in the game."""
+        seats = [("home", self.home_coach, self.home_race)]
+        if self.away_coach is not None:
+            seats.append(("away", self.away_coach, self.away_race))
+        return seats
+
+
+@dataclass(frozen=True)
+class RowError:
+    """A problem at a line (0: the file as a whole) and column ("" when it is the whole row)."""
+
+    line: int
+    column: str
+    message: str
+    code: str = ""
+
+    def sort_key(self) -> tuple:
+        return self.line, COLUMN_NAMES.index(self.column) if self.column in COLUMN_NAMES else -1
+
+
+@dataclass
+class Upload:
+    games: list[GameEntry] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+    # Federation numbers nobody has, with the name the file gives them (for the offer to create them).
+    unknown_coaches: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.errors and bool(self.games)
+
+    @property
+    def only_unknown_coaches(self) -> bool:
+        """True when creating the unknown coaches is all that stands between this upload and a preview."""
+        return bool(self.unknown_coaches) and all(e.code == "unknown_coach" for e in self.errors)
+
+
+def race_lookup(races: Iterable[RaceRef]) -> dict[str, RaceRef]:
+    """Races by lower-case name and by slug, as the CSV and the forms may give them."""
+    lookup = {}
+    for race in races:
+        lookup[race.name.casefold()] = race
+        lookup[race.slug.casefold()] = race
+    return lookup
+
+
+def results_csv_template() -> str:
+    """The header line of an upload."""
+    return ",".join(COLUMN_NAMES) + "\r\n"
+
+
+def read_results(data: bytes, *, races: Mapping[str, RaceRef]) -> Upload:
+    """Parse an upload and check every cell on its own; rules across rows are check_results'."""
+    upload = Upload()
+    errors = upload.errors
+    if b"\x00" in data:
+        errors.append(RowError(0, "", "This is not a text file: save the results as CSV (comma-separated values)."))
+        return upload
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        errors.append(RowError(0, "", "The file is not UTF-8 text: save it as CSV UTF-8."))
+        return upload
+    first_line = text.split("\n", 1)[0]
+    delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        errors.append(RowError(1, "", f"The header line cannot be read: {exc}."))
+        return upload
+    if not header or not any(cell.strip() for cell in header):
+        errors.append(RowError(1, "", "The file is empty: the first line must name the columns."))
+        return upload
+    columns = [cell.strip().lower() for cell in header]
+    unknown = [name for name in columns if name not in COLUMN_NAMES]
+    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    repeated = sorted({name for name in columns if columns.count(name) > 1})
+    for name in unknown:
+        errors.append(RowError(1, name, f"Unknown column '{name}'. The columns are: {', '.join(COLUMN_NAMES)}."))
+    for name in missing:
+        errors.append(RowError(1, name, f"The required column '{name}' is missing."))
+    for name in repeated:
+        errors.append(RowError(1, name, f"The column '{name}' appears more than once."))
+    if errors:
+        return upload
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            errors.append(RowError(reader.line_num, "", f"This line cannot be read as CSV: {exc}."))
+            break
+        if not any(cell.strip() for cell in cells):
+            continue
+        line = reader.line_num
+        if len(cells) > len(columns):
+            errors.append(RowError(line, "", f"This line has {len(cells)} values but the header names {len(columns)} columns."))
+            continue
+        row = dict(zip(columns, (cell.strip() for cell in cells)))
+        entry = _read_row(line, row, races, errors)
+        if entry is not None:
+            upload.games.append(entry)
+            for side in SIDES:
+                number, name = getattr(entry, f"{side}_coach"), getattr(entry, f"{side}_name")
+                if number is not None and name and number not in upload.unknown_coaches:
+                    upload.unknown_coaches[number] = name
+    if not upload.games and not errors:
+        errors.append(RowError(0, "", "The file has a header but no games."))
+    return upload
+
+
+class _Cells:
+    """Reads typed values out of one row, noting every problem."""
+
+    def __init__(self, line: int, row: dict, errors: list[RowError]):
+        self.line, self.row, self.errors, self.ok = line, row, errors, True
+
+    def error(self, column: str, message: str) -> None:
+        self.errors.append(RowError(self.line, column, message))
+        self.ok = False
+
+    def text(self, column: str) -> str:
+        return self.row.get(column, "") or ""
+
+    def integer(self, column: str, *, low: int, high: int, what: str, default: int | None = None) -> int | None:
+        raw = self.text(column)
+        if raw == "":
+            if default is None:
+                self.error(column, f"Give the {what}.")
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            self.error(column, f"'{raw}' is not a whole number.")
+            return None
+        if value < low:
+            self.error(column, f"{value} is negative: the {what} must be {low} or more." if value < 0
+                       else f"The {what} must be {low} or more.")
+            return None
+        if value > high:
+            self.error(column, f"{value} is not a believable {what}: at most {high}.")
+            return None
+        return value
+
+
+def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[RowError]) -> GameEntry | None:
+    cells = _Cells(line, row, errors)
+    kind = cells.text("kind").lower() or "played"
+    if kind not in KINDS:
+        cells.error("kind", f"'{cells.text('kind')}' is not a kind of game: use played, forfeit or bye.")
+        kind = "played"
+    bye = kind == "bye"
+    round_number = cells.integer("round", low=1, high=99, what="round number")
+    date = None
+    raw_date = cells.text("date")
+    if not raw_date:
+        cells.error("date", "Give the date of the round (YYYY-MM-DD).")
+    else:
+        try:
+            date = dt.date.fromisoformat(raw_date)
+        except ValueError:
+            cells.error("date", f"'{raw_date}' is not a date: write it as YYYY-MM-DD.")
+    time = None
+    raw_time = cells.text("time")
+    if raw_time:
+        try:
+            time = dt.time.fromisoformat(raw_time)
+        except ValueError:
+            cells.error("time", f"'{raw_time}' is not a time: write it as HH:MM.")
+    home = cells.integer("home_coach", low=1, high=2**31 - 1, what="home coach's federation number")
+    home_race = _race(cells, "home_race", races)
+    if bye:
+        for column in ("away_coach", "away_race", "away_name"):
+            if cells.text(column):
+                cells.error(column, "A bye has no opponent: leave this empty.")
+        away = away_race = None
+    else:
+        away = cells.integer("away_coach", low=1, high=2**31 - 1, what="away coach's federation number")
+        away_race = _race(cells, "away_race", races)
+    home_td = cells.integer("home_td", low=0, high=MAX_TOUCHDOWNS, what="number of touchdowns", default=0 if bye else None)
+    away_td = cells.integer("away_td", low=0, high=MAX_TOUCHDOWNS, what="number of touchdowns", default=0 if bye else None)
+    home_cas = cells.integer("home_cas", low=0, high=MAX_CASUALTIES, what="number of casualties", default=0)
+    away_cas = cells.integer("away_cas", low=0, high=MAX_CASUALTIES, what="number of casualties", default=0)
+    conceded = cells.text("conceded").lower() or None
+    if conceded is not None and conceded not in SIDES:
+        cells.error("conceded", f"'{cells.text('conceded')}' is not a side: use home, away, or leave it empty.")
+    elif conceded is not None and bye:
+        cells.error("conceded", "Nobody concedes a bye.")
+    if not cells.ok:
+        return None
+    return GameEntry(
+        line=line, round=round_number, date=date, time=time, home_coach=home, home_race=home_race,
+        away_coach=away, away_race=away_race, home_td=home_td, away_td=away_td, home_cas=home_cas,
+        away_cas=away_cas, conceded=conceded, kind=kind, home_name=cells.text("home_name")[:200],
+        away_name="" if bye else cells.text("away_name")[:200],
+    )
+
+
+def _race(cells: _Cells, column: str, races: Mapping[str, RaceRef]) -> str | None:
+    raw = cells.text(column)
+    if not raw:
+        cells.error(column, "Give the race.")
+        return None
+    race = races.get(raw.casefold())
+    if race is None:
+        cells.error(column, f"'{raw}' is not a race the federation knows.")
+        return None
+    if not race.ranked:
+        cells.error(column, f"{race.name} is not a ranked race: only the federation's ranked races can be sanctioned.")
+        return None
+    return race.slug
+
+
+def check_results(
+    games: Iterable[GameEntry], *, start: dt.date, end: dt.date, known_coaches: Container[int],
+    race_names: Mapping[str, str] | None = None,
+) -> list[RowError]:
+    """The rules across games: dates within the event, one date per round, known coaches, nobody
+    against himself, no duplicate game, a coach once per round, one race per coach. Sorted by line."""
+    race_names = race_names or {}
+    errors: list[RowError] = []
+    round_dates: dict[int, tuple[dt.date, int]] = {}
+    pairings: dict[tuple, int] = {}
+    seats: dict[tuple[int, int], int] = {}
+    coach_races: dict[int, tuple[str, int]] = {}
+    for game in games:
+        line = game.line
+        if not start <= game.date <= end:
+            errors.append(RowError(line, "date", f"{game.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d})."))
+        first_date = round_dates.setdefault(game.round, (game.date, line))
+        if first_date[0] != game.date:
+            errors.append(RowError(line, "date", f"Round {game.round} is dated {first_date[0]:%Y-%m-%d} on line {first_date[1]}: a round has one date."))
+        for side, number, _ in game.coaches():
+            if number not in known_coaches:
+                errors.append(RowError(line, f"{side}_coach", f"No coach has federation number {number}: create the coach first.", "unknown_coach"))
+        if game.away_coach is not None and game.away_coach == game.home_coach:
+            errors.append(RowError(line, "away_coach", f"Coach {game.home_coach} cannot play against himself."))
+            continue
+        pairing = (game.round, frozenset(number for _, number, _ in game.coaches()))
+        if pairing in pairings:
+            errors.append(RowError(line, "", f"Duplicate game: the same coaches already meet in round {game.round} on line {pairings[pairing]}."))
+            continue
+        pairings[pairing] = line
+        for side, number, race in game.coaches():
+            seat = (game.round, number)
+            if seat in seats:
+                errors.append(RowError(line, f"{side}_coach", f"Coach {number} already plays in round {game.round} (line {seats[seat]})."))
+            else:
+                seats[seat] = line
+            registered = coach_races.setdefault(number, (race, line))
+            if registered[0] != race:
+                errors.append(RowError(
+                    line, f"{side}_race",
+                    f"Coach {number} plays {race_names.get(registered[0], registered[0])} on line {registered[1]}: "
+                    "a coach brings one race to an event.",
+                ))
+    return sorted(errors, key=RowError.sort_key)
+
+
+def played_at_times(games: Iterable[GameEntry]) -> dict[int, dt.datetime]:
+    """The time of play of each round (naive, UTC): its own time, else 08:00 then every 2½ hours that day."""
+    rounds: dict[int, tuple[dt.date, dt.time | None]] = {}
+    for game in games:
+        date, time = rounds.get(game.round, (game.date, None))
+        rounds[game.round] = (date, time or game.time)
+    by_day: dict[dt.date, list[int]] = {}
+    for number in sorted(rounds):
+        by_day.setdefault(rounds[number][0], []).append(number)
+    times = {}
+    for day, numbers in by_day.items():
+        step = min(150, 900 // len(numbers))
+        for index, number in enumerate(numbers):
+            time = rounds[number][1]
+            start = dt.datetime.combine(day, time) if time else dt.datetime.combine(day, dt.time(8)) + dt.timedelta(minutes=step * index)
+            times[number] = start
+    return times
+
+
+def parse_results(
+    data: bytes, *, races: Mapping[str, RaceRef], start: dt.date, end: dt.date,
+    find_coaches: Callable[[set[int]], Container[int]],
+) -> Upload:
+    """The whole verdict on one upload: every cell, then the rules across the rows that could be read.
+
+    `find_coaches` is given the federation numbers in the file and answers which of them exist.
+    """
+    upload = read_results(data, races=races)
+    if not upload.games:
+        upload.unknown_coaches = {}
+        return upload
+    numbers = {number for game in upload.games for _, number, _ in game.coaches()}
+    known = find_coaches(numbers)
+    names = {race.slug: race.name for race in races.values()}
+    upload.errors = sorted(
+        upload.errors + check_results(upload.games, start=start, end=end, known_coaches=known, race_names=names),
+        key=RowError.sort_key,
+    )
+    upload.unknown_coaches = {
+        number: upload.unknown_coaches.get(number, "") for number in sorted(numbers) if number not in known
+    }
+    return upload
+
+
+@dataclass(frozen=True)
+class ParticipantEntry:
+    line: int
+    coach: int
+    race: str
+
+
+@dataclass(frozen=True)
+class RoundEntry:
+    line: int
+    number: int
+    date: dt.date
+    time: dt.time | None = None
+
+
+@dataclass(frozen=True)
+class AwardEntry:
+    line: int
+    category: str
+    coach: int
+    race: str | None = None
+
+
+def check_rounds(rounds: Iterable[RoundEntry], *, start: dt.date, end: dt.date) -> list[RowError]:
+    """Round numbers once each, dates within the event."""
+    errors, seen = [], {}
+    for entry in rounds:
+        if entry.number in seen:
+            errors.append(RowError(entry.line, "number", f"Round {entry.number} is already on row {seen[entry.number]}."))
+        seen.setdefault(entry.number, entry.line)
+        if not start <= entry.date <= end:
+            errors.append(RowError(entry.line, "date", f"{entry.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d})."))
+    return errors
+
+
+def check_participants(
+    participants: Iterable[ParticipantEntry], games: Iterable[GameEntry], *, known_coaches: Container[int],
+    race_names: Mapping[str, str] | None = None,
+) -> tuple[list[RowError], list[RowError]]:
+    """(participant errors, game errors): each coach registered once, and playing the race he is registered with."""
+    race_names = race_names or {}
+    participant_errors, game_errors, registered = [], [], {}
+    for entry in participants:
+        if entry.coach not in known_coaches:
+            participant_errors.append(RowError(entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach"))
+        if entry.coach in registered:
+            participant_errors.append(RowError(entry.line, "coach", f"Coach {entry.coach} is already registered on row {registered[entry.coach].line}."))
+            continue
+        registered[entry.coach] = entry
+    for game in games:
+        for side, number, race in game.coaches():
+            entry = registered.get(number)
+            if entry is not None and race != entry.race:
+                game_errors.append(RowError(
+                    game.line, f"{side}_race",
+                    f"Coach {number} is registered with {race_names.get(entry.race, entry.race)}: a coach brings one race to an event.",
+                ))
+    return participant_errors, game_errors
+
+
+def check_awards(awards: Iterable[AwardEntry], *, known_coaches: Container[int]) -> list[RowError]:
+    """Known coaches, and one award per coach and category."""
+    errors, seen = [], {}
+    for entry in awards:
+        if entry.coach not in known_coaches:
+            errors.append(RowError(entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach"))
+        key = (entry.category.casefold(), entry.coach)
+        if key in seen:
+            errors.append(RowError(entry.line, "category", f"Coach {entry.coach} already has this award on row {seen[key]}."))
+        seen.setdefault(key, entry.line)
+    return errors
