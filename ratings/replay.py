@@ -272,8 +272,9 @@ def replay(
         is_list = index < len(dates)
         hi = bisect_left(times, dt.datetime.combine(end, dt.time()), lo) if is_list else len(games)
         chunk_games = games[lo:hi]
-        result = module.run_history(chunk_games, config, ledger.engine_state)
-        closed = module.close_periods(result.state, config, end)
+        # The ledger owns its engine state, so the engine may update it without a copy per month.
+        result = module.run_history(chunk_games, config, ledger.engine_state, in_place=True)
+        closed = module.close_periods(result.state, config, end, in_place=True)
         rows = [*result.rows, *closed.rows]
         summaries = [*result.summaries, *closed.summaries]
         ledger.engine_state = closed.state

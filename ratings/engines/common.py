@@ -4,9 +4,12 @@ No Django, no settings, no clock: engines take these in and give these out.
 """
 from __future__ import annotations
 
+import gc
 import math
-from dataclasses import dataclass, fields
+from contextlib import contextmanager
+from dataclasses import MISSING, dataclass, fields
 from datetime import date, datetime
+from itertools import repeat
 
 HOME = "home"
 AWAY = "away"
@@ -166,3 +169,37 @@ def check_fields(cls, values: dict) -> None:
     unknown = sorted(set(values) - known)
     if unknown:
         raise ValueError(f"{cls.__name__}: unknown parameter(s) {', '.join(unknown)}")
+
+
+@contextmanager
+def paused_gc():
+    """Suspend the cyclic garbage collector for a bulk run, restoring its previous setting.
+
+    Engines build millions of acyclic rows; generational scans over them cost more than the
+    calculation itself.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def build_many(cls, columns: dict) -> list:
+    """Instances of the dataclass `cls`, one per position of `columns` (field name -> iterable).
+
+    Fields without a column take their default; the shortest finite column sets the count. Built
+    by a C-level map over positional arguments, which costs a third of a Python loop with keywords.
+    """
+    check_fields(cls, columns)
+    args = []
+    for f in fields(cls):
+        if f.name in columns:
+            args.append(columns[f.name])
+        elif f.default is not MISSING:
+            args.append(repeat(f.default))
+        else:
+            raise TypeError(f"{cls.__name__}: no column for required field {f.name}")
+    return list(map(cls, *args))

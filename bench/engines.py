@@ -1,0 +1,298 @@
+"""Benchmark of the rating engines over a synthetic federation history.
+
+    .venv/bin/python -m bench.engines                 # 1,000,000 games
+    .venv/bin/python -m bench.engines --games 100000  # smaller
+
+Each method runs in turn in this process over the same games: wall and CPU seconds, games per
+second, and the peak resident memory the run added on top of the games (the kernel's high-water
+mark is reset before each run). Prints figures; asserts nothing.
+
+`synthetic_history(n_games=..., seed=...)` is importable for other benchmarks.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import os
+import sys
+import time
+from collections import defaultdict
+from datetime import date, datetime, timedelta
+
+import numpy as np
+
+from ratings.engines import glicko, naf_elo
+from ratings.engines.common import GameRecord, paused_gc
+
+RACES = [
+    "amazon", "black-orc", "chaos-chosen", "chaos-dwarf", "chaos-renegade", "dark-elf", "dwarf",
+    "elf-union", "gnome", "goblin", "halfling", "high-elf", "human", "imperial-nobility", "khorne",
+    "lizardmen", "necromantic-horror", "norse", "nurgle", "ogre", "old-world-alliance", "orc",
+    "shambling-undead", "skaven", "slann", "snotling", "tomb-kings", "underworld-denizens",
+    "vampire", "wood-elf",
+]
+VARIANTS = ["blood-bowl-2020", "sevens"]
+ROUND_HOURS = (9, 11, 13, 15, 17)  # start times of the rounds of one tournament day
+
+
+def synthetic_history(n_games: int = 1_000_000, seed: int = 2024, *, years: int = 20,
+                      first_day: date = date(2005, 1, 1)) -> list[GameRecord]:
+    """A deterministic federation history of `n_games` games in (played_at, game_id) order.
+
+    Scaled from the full size: a pool of 30,000 coaches and about 12,000 events (8 to 120
+    coaches, Swiss pairings, 3 to 6 rounds over one or two days) spread over `years` years.
+    Coaches have a hidden strength, a career window, an activity weight and a favourite race;
+    about one game in five is a draw.
+    """
+    rng = np.random.default_rng(seed)
+    share = n_games / 1_000_000
+    n_coaches = max(16, round(30_000 * share))
+    n_events = max(1, round(12_000 * share))
+    span = years * 365
+
+    strength = rng.normal(0.0, 0.8, n_coaches)
+    activity = rng.pareto(2.0, n_coaches) + 0.2
+    career_start = rng.uniform(-0.2 * span, span, n_coaches)
+    career_end = career_start + (rng.exponential(0.3, n_coaches) + 0.05) * span
+    race_weights = rng.uniform(0.3, 1.0, len(RACES))
+    race_weights /= race_weights.sum()
+    favourite = rng.choice(len(RACES), n_coaches, p=race_weights)
+    other_race = rng.choice(len(RACES), n_coaches, p=race_weights)
+
+    sizes = []
+    rounds = []
+    total = 0
+    while total < n_games:
+        size = 8 + int(112 * rng.random() ** 3.15)
+        size -= size % 2
+        n_rounds = 3 + (size > 24) + (size > 56) + int(rng.integers(0, 2))
+        sizes.append(size)
+        rounds.append(n_rounds)
+        total += size // 2 * n_rounds
+        if len(sizes) >= n_events and total >= n_games:
+            break
+    days = np.sort(rng.integers(0, span, len(sizes)))
+
+    pending = []  # (played_at, event order, table, ...) before game ids are given out
+    for event, (size, n_rounds, day) in enumerate(zip(sizes, rounds, days.tolist())):
+        active = np.flatnonzero((career_start <= day) & (day <= career_end))
+        if active.size < size:
+            active = np.arange(n_coaches)
+        weights = np.cumsum(activity[active])
+        chosen: list[int] = []
+        seen = set()
+        while len(chosen) < size:
+            draws = np.searchsorted(weights, rng.random(2 * size) * weights[-1])
+            for c in active[np.minimum(draws, active.size - 1)].tolist():
+                if c not in seen:
+                    seen.add(c)
+                    chosen.append(c)
+                    if len(chosen) == size:
+                        break
+        coaches = np.array(chosen)
+        races = np.where(rng.random(size) < 0.8, favourite[coaches], other_race[coaches])
+        variant = VARIANTS[1] if rng.random() < 0.1 else VARIANTS[0]
+        major = size >= 60 and rng.random() < 0.1
+        two_days = n_rounds > 3
+        start = first_day + timedelta(days=day)
+        event_end = start + timedelta(days=1 if two_days else 0)
+        points = np.zeros(size)
+        for rnd in range(n_rounds):
+            order = np.lexsort((rng.random(size), -points))
+            home, away = order[0::2], order[1::2]
+            p_home = 1.0 / (1.0 + np.exp(strength[coaches[away]] - strength[coaches[home]]))
+            u = rng.random(size // 2)
+            result = np.where(u < p_home - 0.1, 1.0, np.where(u > p_home + 0.1, 0.0, 0.5))
+            points[home] += result
+            points[away] += 1.0 - result
+            on_day = start + timedelta(days=1) if two_days and rnd >= (n_rounds + 1) // 2 else start
+            hour = ROUND_HOURS[rnd if on_day == start else rnd - (n_rounds + 1) // 2]
+            played_at = datetime(on_day.year, on_day.month, on_day.day, hour)
+            for table, (h, a, r) in enumerate(zip(home.tolist(), away.tolist(), result.tolist())):
+                pending.append((played_at, event, table, int(coaches[h]), RACES[races[h]],
+                                int(coaches[a]), RACES[races[a]], r, variant, size, major,
+                                event_end))
+    pending.sort(key=lambda p: (p[0], p[1], p[2]))
+    del pending[n_games:]
+    with paused_gc():
+        return [
+            GameRecord(
+                game_id=game_id, played_at=p[0], event_id=p[1] + 1, variant=p[8], home=p[3],
+                home_race=p[4], away=p[5], away_race=p[6], home_score=p[7], event_coaches=p[9],
+                major=p[10], event_end=p[11],
+            )
+            for game_id, p in enumerate(pending, start=1)
+        ]
+
+
+def _knsb_runner():
+    try:
+        knsb = importlib.import_module("ratings.engines.knsb")
+        config = knsb.KnsbConfig()
+    except Exception as error:  # another helper writes it; absent or broken means skipped
+        return None, f"{type(error).__name__}: {error}"
+    return (lambda games: knsb.run_history(games, config)), None
+
+
+def _pypi_glicko2(games):
+    """The PyPI `glicko2` package over the same monthly periods, per race, as it must be used:
+    eagerly, every known player updated or decayed at the end of every month."""
+    import glicko2 as pypi
+
+    pypi.Player._tau = 0.2
+    players: dict = {}
+    by_month = defaultdict(list)
+    for g in games:
+        if g.away is not None:
+            by_month[(g.played_at.year, g.played_at.month)].append(g)
+    updates = 0
+    for month in sorted(by_month):
+        results = defaultdict(lambda: ([], [], []))
+        for g in by_month[month]:
+            home = (g.home, g.home_race, g.variant)
+            away = (g.away, g.away_race, g.variant)
+            for key in (home, away):
+                if key not in players:
+                    players[key] = pypi.Player()
+            results[home][0].append(players[away].rating)
+            results[home][1].append(players[away].rd)
+            results[home][2].append(g.home_score)
+            results[away][0].append(players[home].rating)
+            results[away][1].append(players[home].rd)
+            results[away][2].append(1.0 - g.home_score)
+        for key, player in players.items():
+            if key in results:
+                player.update_player(*results[key])
+                updates += 1
+            else:
+                player.did_not_compete()
+    return updates
+
+
+def _rss_kib(field: str) -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _measure(run, games) -> dict:
+    """Run `run(games)` here; return its seconds and the peak memory it added.
+
+    In-process, as the recalculation service runs an engine: the kernel's peak-RSS mark is reset
+    first (/proc/self/clear_refs), so VmHWM afterwards is this run's peak.
+    """
+    gc.collect()
+    try:
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")
+    except OSError:
+        pass  # not Linux: the peak then covers the whole process
+    base = _rss_kib("VmRSS")
+    began = time.perf_counter()
+    cpu = time.process_time()
+    try:
+        result = run(games)
+    except Exception as error:  # report and go on to the next method
+        return {"error": f"{type(error).__name__}: {error}"}
+    figures = {
+        "seconds": time.perf_counter() - began,
+        "cpu": time.process_time() - cpu,
+        "peak_mib": _rss_kib("VmHWM") / 1024,
+        "added_mib": (_rss_kib("VmHWM") - base) / 1024,
+        "rows": len(getattr(result, "rows", ()) or ()),
+        "summaries": len(getattr(result, "summaries", ()) or ()),
+    }
+    del result
+    gc.collect()
+    return figures
+
+
+def _row_cost(n: int) -> float:
+    """Seconds to build `n` CalculationRows and nothing else: the floor under every engine."""
+    from ratings.engines.common import CalculationRow
+
+    played_at = datetime(2020, 1, 1)
+    with paused_gc():
+        began = time.perf_counter()
+        rows = [CalculationRow(i, "home", 1, "orc", "v", 2, "elf", played_at, "p", 1.0, True, None,
+                               150.0, 150.0, 0.5, 8.9, 0.3) for i in range(n)]
+        seconds = time.perf_counter() - began
+    del rows
+    return seconds
+
+
+def _line(name, figures, n_games, target="") -> str:
+    if "error" in figures:
+        return f"{name:<28} failed: {figures['error']}"
+    return (f"{name:<28}{figures['seconds']:>8.2f}{figures['cpu']:>8.2f}"
+            f"{n_games / figures['seconds']:>11,.0f}{figures['rows']:>11,}"
+            f"{figures['summaries']:>10,}"
+            f"{figures['added_mib']:>8.0f}{figures['peak_mib']:>8.0f}  {target}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--skip-pypi", action="store_true", help="leave out the PyPI glicko2 run")
+    args = parser.parse_args(argv)
+
+    began = time.perf_counter()
+    games = synthetic_history(n_games=args.games, seed=args.seed)
+    n = len(games)
+    coaches = len({g.home for g in games} | {g.away for g in games})
+    events = len({g.event_id for g in games})
+    print(f"synthetic history: {n:,} games, {coaches:,} coaches, {events:,} events, "
+          f"{games[0].played_at:%Y-%m-%d} to {games[-1].played_at:%Y-%m-%d} "
+          f"(generated in {time.perf_counter() - began:.1f} s; process RSS with the games "
+          f"{_rss_kib('VmRSS') / 1024:.0f} MiB)")
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    scale = n / 1_000_000
+
+    methods = [
+        ("naf_elo (per race)", lambda gs: naf_elo.run_history(gs, naf_elo.EloConfig()),
+         f"target <= {2 * scale:.2f} s"),
+        ("glicko (per race, monthly)", lambda gs: _closed(gs, glicko.GlickoConfig()),
+         f"target <= {3 * scale:.2f} s"),
+        ("global glicko (two-weekly)",
+         lambda gs: _closed(gs, glicko.GlickoConfig.global_defaults()),
+         f"target <= {3 * scale:.2f} s"),
+    ]
+    knsb_run, knsb_error = _knsb_runner()
+    if knsb_run is not None:
+        methods.append(("knsb (KnsbConfig())", knsb_run, ""))
+    print(f"\n{'method':<28}{'wall s':>8}{'cpu s':>8}{'games/s':>11}{'rows':>11}{'summaries':>10}"
+          f"{'+MiB':>8}{'peakMiB':>8}")
+    speeds = {}
+    for name, run, target in methods:
+        figures = _measure(run, games)
+        speeds[name] = figures.get("seconds")
+        print(_line(name, figures, n, target), flush=True)
+    if knsb_run is None:
+        print(f"{'knsb':<28} skipped: {knsb_error}")
+    if not args.skip_pypi:
+        figures = _measure(_pypi_glicko2, games)
+        print(_line("PyPI glicko2 (monthly)", figures, n), flush=True)
+        if "error" not in figures and speeds.get("glicko (per race, monthly)"):
+            ratio = figures["seconds"] / speeds["glicko (per race, monthly)"]
+            print(f"\nglicko per race runs at {ratio:.1f}x the games/s of the PyPI package "
+                  f"(target >= 5x)")
+    print(f"floor: building {2 * n:,} CalculationRows and nothing else takes "
+          f"{_row_cost(2 * n):.2f} s; peak memory target 1024 MiB")
+
+
+def _closed(games, config):
+    """run_history, then rate the last open period too, so every game has its rows."""
+    result = glicko.run_history(games, config)
+    tail = glicko.close_periods(result.state, config, date.max)
+    result.rows.extend(tail.rows)
+    result.summaries.extend(tail.summaries)
+    return result
+
+
+if __name__ == "__main__":
+    main()

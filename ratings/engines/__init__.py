@@ -1,0 +1,1 @@
+"""Rating engines: pure functions over plain data (see common.py for the shared contract)."""

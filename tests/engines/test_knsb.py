@@ -1,0 +1,579 @@
+"""KNSB list rating (ratings.md section 4): worked examples, properties, degenerate cases."""
+import math
+import pickle
+from datetime import date, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
+from ratings.engines.knsb import (
+    SIGMA,
+    KnsbConfig,
+    PeriodGame,
+    close_periods,
+    expected_score,
+    k_factor,
+    performance_rating,
+    rate_period,
+    run_history,
+    start_rating,
+)
+
+V = "bb2020"
+MARCH = datetime(2024, 3, 2)
+MARCH_LIST = date(2024, 3, 1)
+APRIL_LIST = date(2024, 4, 1)
+
+# the six-game check: player 1 (1800, Nv 40) against coaches 2..7
+SIX = [(1700, 1.0), (1850, 0.5), (1900, 0.0), (1750, 1.0), (2000, 0.5), (1600, 1.0)]
+
+
+def game(game_id, home, away, home_score, *, when=MARCH, hours=0, home_race="orc",
+         away_race="elf", variant=V, **extra):
+    return GameRecord(
+        game_id=game_id, played_at=when + timedelta(hours=hours), event_id=1, variant=variant,
+        home=home, home_race=home_race, away=away, away_race=away_race, home_score=home_score,
+        **extra,
+    )
+
+
+def series(home, opponents, scores, *, when=MARCH, first_id=1):
+    """`home` plays each opponent in turn, an hour apart."""
+    return [game(first_id + i, home, opponent, score, when=when, hours=i)
+            for i, (opponent, score) in enumerate(zip(opponents, scores))]
+
+
+def imported(*entries, **params):
+    return KnsbConfig(initial_list=tuple(entries), **params)
+
+
+def rated_to(config, games, until):
+    """run_history, then make every list up to `until`; the two results joined."""
+    first = run_history(games, config)
+    rest = close_periods(first.state, config, until)
+    return first.rows + rest.rows, first.summaries + rest.summaries, rest.state
+
+
+def summary_of(summaries, coach):
+    (found,) = [s for s in summaries if s.coach == coach]
+    return found
+
+
+# --- worked examples (checks of section 4) -------------------------------------------------
+
+def test_expected_score_for_200_points():
+    assert round(expected_score(200), 6) == 0.758036
+
+
+def test_expected_score_for_84_points():
+    assert round(expected_score(84), 6) == 0.615621
+
+
+def test_expected_score_for_minus_100_points():
+    assert round(expected_score(-100), 6) == 0.363169
+
+
+def test_k_for_forty_games():
+    assert round(k_factor(1800, 40), 4) == 34.1526
+
+
+def test_six_games_from_1800_on_forty_games():
+    result = rate_period(1800, 40, [PeriodGame(1800, rc, w) for rc, w in SIX])
+    assert (round(result.wet, 3), round(result.rtt, 4), result.lpr, result.rn, result.nv) == \
+        (3.0, 34.1526, 1936, 1834, 46)
+    assert result.limitation == "none"
+
+
+def test_three_wins_take_an_extra_remise():
+    result = rate_period(1500, 100, [(None, 1450, 1), (None, 1520, 1), (None, 1480, 1)])
+    assert (round(result.rtt, 4), result.lpr, result.rn, result.extra_remise) == \
+        (35.7635, 1818, 1536, True)
+    assert result.wxt == pytest.approx(result.wt + 0.5, abs=0.01)
+
+
+def test_lpr_limitation_caps_the_gain():
+    games = [(None, 1800, 1)] * 5 + [(None, 1800, 0.5)] + [(None, 1800, 0)] * 4
+    result = rate_period(1800, 6, games)
+    assert round(k_factor(1800, 6), 4) == 88.1816
+    assert (round(result.rtt, 4), result.lpr, result.rn, result.limitation) == \
+        (44.0908, 1836, 1836, "lpr")
+
+
+def test_rl_limitation_with_a_game_from_an_older_list():
+    result = rate_period(1800, 100, [PeriodGame(1650, 1750, 0.5), PeriodGame(1800, 1750, 0.5)])
+    assert (round(result.rtt, 4), result.lpr, result.rn, result.limitation) == \
+        (1.6843, 1750, 1800, "rl")
+
+
+def test_start_rating_from_six_depot_games():
+    depot = [(1500, 1), (1600, 0.5), (1700, 0), (1400, 1), (1550, 0.5), (1650, 0.5)]
+    start = start_rating(depot)
+    assert (start.rs, start.nv) == (1631, 6)
+
+
+# --- the same through run_history ----------------------------------------------------------
+
+def test_history_six_games_from_1800_on_forty_games():
+    config = imported((1, 1800, 40), *[(2 + i, rc, 100) for i, (rc, _) in enumerate(SIX)])
+    games = series(1, range(2, 8), [w for _, w in SIX])
+    rows, summaries, _ = rated_to(config, games, APRIL_LIST)
+    mine = summary_of(summaries, 1)
+    assert (round(mine.wet, 3), round(mine.rtt, 4), mine.lpr, mine.rn, mine.nv, mine.nt) == \
+        (3.0, 34.1526, 1936, 1834, 46, 6)
+    assert (mine.period, mine.effective, mine.rl, mine.limitation) == \
+        ("2024-04-01", APRIL_LIST, 1800, "none")
+    my_rows = [r for r in rows if r.coach == 1]
+    assert [(r.r0, r.rc, r.w, round(r.k, 4), r.list_date) for r in my_rows] == \
+        [(1800, rc, w, 34.1526, MARCH_LIST) for rc, w in SIX]
+
+
+def test_history_three_wins_take_an_extra_remise():
+    config = imported((1, 1500, 100), (2, 1450, 100), (3, 1520, 100), (4, 1480, 100))
+    rows, summaries, _ = rated_to(config, series(1, [2, 3, 4], [1, 1, 1]), APRIL_LIST)
+    mine = summary_of(summaries, 1)
+    assert (round(mine.rtt, 4), mine.lpr, mine.rn) == (35.7635, 1818, 1536)
+    assert mine.wxt == pytest.approx(mine.wt + 0.5, abs=0.01)
+
+
+def test_history_lpr_limitation():
+    config = imported((1, 1800, 6), *[(c, 1800, 100) for c in range(2, 12)])
+    scores = [1] * 5 + [0.5] + [0] * 4
+    _, summaries, _ = rated_to(config, series(1, range(2, 12), scores), APRIL_LIST)
+    mine = summary_of(summaries, 1)
+    assert (round(mine.rtt, 4), mine.lpr, mine.rn, mine.limitation) == (44.0908, 1836, 1836, "lpr")
+
+
+def test_history_start_rating_from_six_depot_games():
+    depot = [(1500, 1), (1600, 0.5), (1700, 0), (1400, 1), (1550, 0.5), (1650, 0.5)]
+    config = imported(*[(2 + i, rc, 100) for i, (rc, _) in enumerate(depot)])
+    rows, summaries, state = rated_to(config, series(1, range(2, 8), [w for _, w in depot]),
+                                      APRIL_LIST)
+    mine = summary_of(summaries, 1)
+    assert (mine.is_start, mine.rl, mine.rn, mine.nv, mine.nt, mine.lpr) == \
+        (True, None, 1631, 6, 6, 1631)
+    assert [(r.counted, r.reason, r.r0, r.rc, r.depot_date, r.period)
+            for r in rows if r.coach == 1] == \
+        [(True, None, None, rc, APRIL_LIST, "2024-04-01") for rc, _ in depot]
+    assert state.rating(1, V) == (1631, 6)
+
+
+def test_history_late_game_keeps_the_older_list():
+    config = imported((1, 1650, 100), (2, 1750, 100), (3, 1750, 100), (4, 1600, 100))
+    january = datetime(2024, 1, 10)
+    first = run_history([game(1, 1, 4, 1.0, when=january),
+                         game(2, 1, 3, 0.5, when=datetime(2024, 2, 10))], config)
+    rl = first.state.rating(1, V)
+    assert rl[0] == 1650 + round(25 * (1 - expected_score(50)))
+    late = run_history([game(3, 1, 2, 0.5, when=january, hours=5)], config, first.state)
+    rest = close_periods(late.state, config, date(2024, 3, 1))
+    (row,) = [r for r in rest.rows if r.game_id == 3 and r.side == HOME]
+    assert (row.r0, row.rc, row.k, row.list_date, row.period) == \
+        (1650, 1750, 25, date(2024, 1, 1), "2024-03-01")
+    expected = rate_period(rl[0], rl[1], [(1650, 1750, 0.5, 100), (None, 1750, 0.5)])
+    mine = summary_of(rest.summaries, 1)
+    assert (mine.rl, mine.rn, mine.rtt, mine.lpr, mine.limitation) == \
+        (expected.rl, expected.rn, expected.rtt, expected.lpr, expected.limitation)
+
+
+# --- depot and bootstrap ---------------------------------------------------------------------
+
+def test_depot_with_five_games_waits():
+    config = imported(*[(c, 1600, 100) for c in range(2, 7)])
+    rows, summaries, state = rated_to(config, series(1, range(2, 7), [1, 0, 1, 0.5, 1]),
+                                      APRIL_LIST)
+    assert [s.coach for s in summaries if s.coach == 1] == []
+    assert [(r.counted, r.reason, r.rc, r.depot_date) for r in rows if r.coach == 1] == \
+        [(False, Reason.IN_DEPOT, 1600, APRIL_LIST)] * 5
+    assert state.rating(1, V) is None
+
+
+def test_sixth_game_later_makes_the_start_rating_with_depot_dates():
+    config = imported(*[(c, 1600, 100) for c in range(2, 8)])
+    games = series(1, range(2, 7), [1, 0, 1, 0.5, 1]) + [
+        game(6, 1, 7, 0.5, when=datetime(2024, 5, 3))]
+    rows, summaries, state = rated_to(config, games, date(2024, 6, 1))
+    june = [r for r in rows if r.coach == 1 and r.period == "2024-06-01"]
+    assert [(r.counted, r.depot_date) for r in june] == \
+        [(True, APRIL_LIST)] * 5 + [(True, date(2024, 6, 1))]
+    mine = summary_of(summaries, 1)
+    assert (mine.is_start, mine.nt, mine.games_played, mine.period) == (True, 6, 1, "2024-06-01")
+    assert state.rating(1, V) == (mine.rn, 6)
+
+
+def test_depot_games_older_than_24_months_expire():
+    config = imported(*[(c, 1600, 100) for c in range(2, 8)])
+    old = series(1, range(2, 7), [1, 0, 1, 0.5, 1], when=datetime(2020, 1, 10))
+    late_sixth = [game(6, 1, 7, 1.0, when=datetime(2022, 1, 20))]
+    rows, summaries, state = rated_to(config, old + late_sixth, date(2022, 2, 1))
+    expired = [r for r in rows if r.reason == Reason.DEPOT_EXPIRED]
+    assert [(r.game_id, r.period, r.depot_date) for r in expired] == \
+        [(i, "2022-02-01", date(2020, 2, 1)) for i in range(1, 6)]
+    assert state.rating(1, V) is None
+
+
+def test_depot_games_24_months_old_still_count():
+    config = imported(*[(c, 1600, 100) for c in range(2, 8)])
+    old = series(1, range(2, 7), [1, 0, 1, 0.5, 1], when=datetime(2020, 2, 10))
+    sixth = [game(6, 1, 7, 1.0, when=datetime(2022, 1, 20))]
+    _, summaries, state = rated_to(config, old + sixth, date(2022, 2, 1))
+    assert summary_of(summaries, 1).is_start
+    assert state.rating(1, V)[1] == 6
+
+
+def test_bootstrap_depots_games_between_unrated_coaches():
+    games = [game(i + 1, 1, 2, 1.0, hours=i) for i in range(6)]
+    rows, summaries, state = rated_to(KnsbConfig(), games, APRIL_LIST)
+    winner, loser = summary_of(summaries, 1), summary_of(summaries, 2)
+    # 6 of 6 and an extra remise against Rct = 1500: 7·Φ((Rs − 1500)/σ) = 6.5
+    assert (winner.rn, loser.rn) == (1919, 1081)
+    assert (winner.rct, winner.nv, winner.wxt) == (1500, 6, pytest.approx(6.5, abs=0.01))
+    assert {(r.counted, r.reason, r.rc) for r in rows} == {(True, Reason.DEPOT_BOOTSTRAP, 1500)}
+
+
+def test_bootstrap_rows_wait_in_the_depot_footnoted():
+    rows, _, _ = rated_to(KnsbConfig(), [game(1, 1, 2, 1.0)], APRIL_LIST)
+    assert [(r.side, r.counted, r.reason, r.rc, r.depot_date) for r in rows] == \
+        [(HOME, False, Reason.DEPOT_BOOTSTRAP, 1500, APRIL_LIST),
+         (AWAY, False, Reason.DEPOT_BOOTSTRAP, 1500, APRIL_LIST)]
+
+
+def test_without_bootstrap_unrated_opponents_never_count():
+    rows, summaries, state = rated_to(KnsbConfig(bootstrap_rating=None),
+                                      [game(i, 1, 2, 1.0, hours=i) for i in range(1, 8)],
+                                      APRIL_LIST)
+    assert {(r.counted, r.reason, r.rc) for r in rows} == {(False, Reason.OPPONENT_UNRATED, None)}
+    assert summaries == [] and state.depot == {}
+
+
+def test_rated_coach_against_unrated_opponent_does_not_count():
+    config = imported((1, 1700, 100))
+    rows, summaries, _ = rated_to(config, [game(1, 1, 2, 1.0)], APRIL_LIST)
+    mine = [r for r in rows if r.coach == 1]
+    assert [(r.counted, r.reason, r.r0, r.rc) for r in mine] == \
+        [(False, Reason.OPPONENT_UNRATED, 1700, None)]
+    theirs = [r for r in rows if r.coach == 2]
+    assert [(r.counted, r.reason, r.rc) for r in theirs] == [(False, Reason.IN_DEPOT, 1700)]
+    summary = summary_of(summaries, 1)
+    assert (summary.rl, summary.rn, summary.nt, summary.games_played, summary.lpr) == \
+        (1700, 1700, 0, 1, None)
+
+
+# --- what counts ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("extra, reason", [
+    ({"sanctioned": False}, Reason.EVENT_NOT_SANCTIONED),
+    ({"kind": FORFEIT}, Reason.FORFEIT),
+    ({"away_race_ranked": False}, Reason.RACE_NOT_RANKED),
+    ({"variant": "sevens"}, Reason.VARIANT_EXCLUDED),
+    ({"home_race": "goblin"}, Reason.RACE_EXCLUDED),
+])
+def test_excluded_games_keep_rows_with_their_reason(extra, reason):
+    config = imported((1, 1700, 100), (2, 1600, 100), variants=(V,), excluded_races=("goblin",))
+    rows, _, state = rated_to(config, [game(1, 1, 2, 1.0, **extra)], APRIL_LIST)
+    assert [(r.side, r.counted, r.reason) for r in rows] == [(HOME, False, reason),
+                                                             (AWAY, False, reason)]
+    assert state.rating(1, V) in (None, (1700, 100))
+
+
+def test_bye_has_one_row():
+    config = imported((1, 1700, 100))
+    rows, _, _ = rated_to(config, [game(1, 1, None, 1.0, away_race=None, kind=BYE)], APRIL_LIST)
+    assert [(r.side, r.opponent, r.counted, r.reason) for r in rows] == \
+        [(HOME, None, False, Reason.BYE)]
+
+
+def test_races_pool_into_one_rating_by_default():
+    config = imported((1, 1700, 100), (2, 1700, 100))
+    games = [game(1, 1, 2, 1.0), game(2, 1, 2, 1.0, hours=1, home_race="elf", away_race="orc")]
+    rows, summaries, _ = rated_to(config, games, APRIL_LIST)
+    assert {r.race for r in rows} == {None}
+    assert summary_of(summaries, 1).nt == 2
+
+
+def test_per_race_rates_each_race_on_its_own():
+    config = imported((1, 1700, 100), (2, 1700, 100), per_race=True)
+    games = [game(1, 1, 2, 1.0), game(2, 1, 2, 1.0, hours=1, home_race="elf", away_race="orc")]
+    _, summaries, state = rated_to(config, games, APRIL_LIST)
+    assert sorted((s.coach, s.race, s.nt) for s in summaries) == \
+        [(1, "elf", 1), (1, "orc", 1), (2, "elf", 1), (2, "orc", 1)]
+    assert state.rating(1, V, "orc") == state.rating(1, V, "elf")
+
+
+def test_juniors_get_the_junior_k():
+    config = imported((1, 1800, 40, 2010), (2, 1800, 40, 1980))
+    rows, _, _ = rated_to(config, [game(1, 1, 2, 1.0)], APRIL_LIST)
+    assert [(r.coach, r.k) for r in rows] == [(1, 40), (2, k_factor(1800, 40))]
+
+
+def test_birth_years_can_come_with_the_history():
+    config = imported((1, 2200, 100), (2, 2200, 100))
+    result = run_history([game(1, 1, 2, 0.5)], config, birth_years={1: 2008})
+    rest = close_periods(result.state, config, APRIL_LIST)
+    assert [(r.coach, r.k) for r in rest.rows] == [(1, 30), (2, 20)]
+
+
+def test_a_junior_turns_senior_at_the_new_year_list():
+    config = imported((1, 1800, 40, 2005), (2, 1800, 100))
+    games = [game(1, 1, 2, 0.5, when=datetime(2023, 11, 5)),
+             game(2, 1, 2, 0.5, when=datetime(2024, 1, 5))]
+    rows, _, _ = rated_to(config, games, date(2024, 2, 1))
+    assert [r.k for r in rows if r.coach == 1] == [40, 216 / math.sqrt(41)]
+
+
+def test_late_game_from_before_the_start_rating_is_not_used():
+    depot = [(1500, 1), (1600, 0.5), (1700, 0), (1400, 1), (1550, 0.5), (1650, 0.5)]
+    config = imported(*[(2 + i, rc, 100) for i, (rc, _) in enumerate(depot)])
+    first = run_history(series(1, range(2, 8), [w for _, w in depot])
+                        + [game(7, 2, 3, 0.5, when=datetime(2024, 4, 2))], config)
+    late = run_history([game(8, 1, 4, 1.0, when=MARCH, hours=20)], config, first.state)
+    rest = close_periods(late.state, config, date(2024, 5, 1))
+    (row,) = [r for r in rest.rows if r.game_id == 8 and r.coach == 1]
+    assert (row.counted, row.reason, row.r0, row.list_date) == \
+        (False, Reason.IN_DEPOT, None, MARCH_LIST)
+    assert rest.state.rating(1, V) == (1631, 6)
+
+
+# --- lists ---------------------------------------------------------------------------------
+
+def test_a_list_with_no_games_changes_nothing():
+    config = imported((1, 1700, 100), (2, 1600, 100))
+    games = [game(1, 1, 2, 1.0), game(2, 1, 2, 0.5, when=datetime(2024, 6, 5))]
+    result = run_history(games, config)
+    assert result.lists == [MARCH_LIST, APRIL_LIST, date(2024, 5, 1), date(2024, 6, 1)]
+    assert {s.period for s in result.summaries} == {"2024-04-01"}
+    assert result.state.list_date == date(2024, 6, 1)
+
+
+def test_close_periods_makes_the_monthly_lists_without_games():
+    config = imported((1, 1700, 100), (2, 1600, 100))
+    first = run_history([game(1, 1, 2, 1.0)], config)
+    closed = close_periods(first.state, config, date(2024, 6, 15))
+    assert closed.lists == [APRIL_LIST, date(2024, 5, 1), date(2024, 6, 1)]
+    assert first.state.list_date == MARCH_LIST  # the given state is left alone
+    assert closed.state.next_list_date == date(2024, 7, 1)
+
+
+def test_close_periods_expires_the_depot_with_no_games_at_all():
+    first = run_history([game(1, 1, 2, 1.0, when=datetime(2020, 1, 10))], KnsbConfig())
+    closed = close_periods(first.state, KnsbConfig(), date(2022, 6, 1))
+    assert len(closed.lists) == 29
+    assert [(r.reason, r.period) for r in closed.rows] == \
+        [(Reason.DEPOT_BOOTSTRAP, "2020-02-01")] * 2 + [(Reason.DEPOT_EXPIRED, "2022-02-01")] * 2
+    assert closed.state.depot == {}
+
+
+def test_provisional_rows_leave_the_state_alone():
+    config = imported((1, 1700, 100), (2, 1600, 100))
+    first = run_history([game(1, 1, 2, 1.0)], config)
+    provisional = close_periods(first.state, config, first.state.next_list_date)
+    again = close_periods(first.state, config, first.state.next_list_date)
+    assert provisional.rows == again.rows and len(provisional.rows) == 2
+    assert first.state.period.rows and first.state.rating(1, V) == (1700, 100)
+
+
+def test_run_history_leaves_the_given_state_alone():
+    config = imported((1, 1700, 100), (2, 1600, 100))
+    first = run_history([game(1, 1, 2, 1.0)], config)
+    before = pickle.dumps(first.state)
+    run_history([game(2, 1, 2, 1.0, when=datetime(2024, 5, 1))], config, first.state)
+    assert pickle.dumps(first.state) == before
+
+
+def test_games_out_of_order_are_rated_in_order():
+    config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 100))
+    games = [game(1, 1, 2, 1.0), game(2, 2, 3, 0.5, hours=1), game(3, 1, 3, 0.0, hours=2,
+                                                                   when=datetime(2024, 4, 2))]
+    assert run_history(games[::-1], config).rows == run_history(games, config).rows
+
+
+def test_a_game_given_twice_is_refused():
+    with pytest.raises(ValueError, match="twice"):
+        run_history([game(1, 1, 2, 1.0), game(1, 1, 2, 1.0)], KnsbConfig())
+
+
+def test_state_from_another_config_is_refused():
+    first = run_history([game(1, 1, 2, 1.0)], KnsbConfig())
+    with pytest.raises(ValueError, match="different KnsbConfig"):
+        run_history([], KnsbConfig(lpr_margin=10), first.state)
+
+
+# --- degenerate cases ------------------------------------------------------------------------
+
+def test_one_game_draw_has_the_opponents_rating_as_lpr():
+    result = rate_period(1600, 100, [(None, 1700, 0.5)])
+    assert (result.lpr, result.extra_remise, result.rn) == (1700, False, 1603)
+
+
+def test_hundred_percent_and_zero_percent_use_the_extra_remise():
+    win = rate_period(1600, 100, [(None, 1600, 1)])
+    loss = rate_period(1600, 100, [(None, 1600, 0)])
+    # 2·Φ((x − 1600)/σ) = 1.5 with the draw against Rl = 1600
+    assert (win.lpr, loss.lpr) == (1600 + round(SIGMA * 0.6744897501960817),
+                                   1600 - round(SIGMA * 0.6744897501960817))
+    assert (win.rn, loss.rn) == (1613, 1588)
+    assert (win.wxt, loss.wxt) == (pytest.approx(1.5, abs=0.01), pytest.approx(0.5, abs=0.01))
+
+
+def test_huge_rating_gap():
+    win = rate_period(4000, 100, [(None, 1000, 1)])
+    loss = rate_period(4000, 100, [(None, 1000, 0)])
+    assert (win.rows[0].we, win.rtt, win.rn, win.limitation) == (1.0, 0.0, 4000, "none")
+    assert (loss.rtt, loss.rn, loss.limitation) == (-10.0, 3990, "none")
+    # the game against 1000 saturates at 0 or 1, so the extra remise against 4000 decides
+    assert (loss.lpr, win.lpr) == (1000, 4000)
+
+
+def test_no_games_keep_the_rating():
+    result = rate_period(1600, 30, [])
+    assert (result.rn, result.nv, result.lpr, result.nt) == (1600, 30, None, 0)
+
+
+def test_lpr_margin_lets_the_rating_pass_the_lpr_by_the_margin():
+    games = [(None, 1800, 1)] * 5 + [(None, 1800, 0.5)] + [(None, 1800, 0)] * 4
+    assert rate_period(1800, 6, games, lpr_margin=5).rn == 1841
+
+
+def test_wx_is_the_expected_score_at_the_lpr():
+    result = rate_period(1500, 100, [(None, 1500 + d, 0.5) for d in range(-3000, 3001, 7)])
+    assert max(abs(r.wx - expected_score(result.lpr - r.rc)) for r in result.rows) < 2e-15
+
+
+def test_we_table_rounds_to_three_decimals():
+    assert (expected_score(84, table=True), expected_score(-84, table=True)) == (0.616, 0.384)
+
+
+def test_k_factor_bands():
+    assert [k_factor(r, 100) for r in (2000, 2100, 2200, 2400, 2500)] == [25, 25, 20, 10, 10]
+    assert [k_factor(r, 100, junior=True) for r in (2000, 2200, 2500)] == [40, 30, 10]
+    assert (k_factor(1500, 29, junior=True), k_factor(1500, 30, junior=True)) == \
+        (216 / math.sqrt(29), 40)
+
+
+def test_unrated_players_have_no_k():
+    with pytest.raises(ValueError, match="Nv"):
+        k_factor(1500, 0)
+
+
+@pytest.mark.parametrize("score", [0, 3])
+def test_performance_rating_has_no_solution_at_zero_or_full_score(score):
+    with pytest.raises(ValueError, match="no solution"):
+        performance_rating([1500, 1600, 1700], score)
+
+
+def test_start_rating_waits_below_six_games_and_drops_old_ones():
+    depot = [(1500, 1, date(2022, 1, 5))] + [(1500, 0.5, date(2023, 6, 1))] * 5
+    assert start_rating(depot, list_date=date(2024, 2, 1)) is None
+    assert start_rating(depot, list_date=date(2024, 1, 1)).nv == 6
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+def test_config_rejects_unknown_parameters():
+    with pytest.raises(ValueError, match="sigmaa"):
+        KnsbConfig.from_params({"sigmaa": 300})
+
+
+@pytest.mark.parametrize("name, value", [
+    ("sigma", 0), ("lpr_margin", -1), ("depot_min_games", 0), ("depot_months", 0),
+    ("nv_cap", 0), ("bootstrap_rating", "x"), ("junior_age", -1), ("per_race", "yes"),
+    ("we_table", 1), ("variants", []), ("excluded_races", "goblin"),
+    ("initial_list", [(1, 1500, 0)]), ("initial_list", [(1, 1500, 10), (1, 1600, 10)]),
+])
+def test_config_rejects_out_of_range_values_naming_them(name, value):
+    with pytest.raises(ValueError, match=name):
+        KnsbConfig.from_params({name: value})
+
+
+def test_config_round_trips_through_params():
+    config = KnsbConfig.from_params({"variants": ["bb2020"], "initial_list": [[1, 1500, 20, 2001]],
+                                     "bootstrap_rating": None})
+    assert KnsbConfig.from_params(config.as_params()) == config
+    assert config.initial_list == ((1, 1500.0, 20, 2001),)
+
+
+# --- properties --------------------------------------------------------------------------------
+
+ratings = st.integers(min_value=0, max_value=3000)
+scores = st.sampled_from([0.0, 0.5, 1.0])
+
+
+@given(st.lists(ratings, min_size=1, max_size=20), st.data())
+def test_lpr_solves_its_equation(opponents, data):
+    halves = data.draw(st.integers(min_value=1, max_value=2 * len(opponents) - 1))
+    x = performance_rating(opponents, halves / 2)
+    assert sum(expected_score(x - rc) for rc in opponents) == pytest.approx(halves / 2, abs=1e-9)
+
+
+@given(ratings, st.lists(st.tuples(ratings, scores), min_size=1, max_size=15),
+       st.integers(min_value=1, max_value=100))
+def test_rn_lies_between_rl_and_lpr(rl, games, nv):
+    result = rate_period(rl, nv, [(None, rc, w) for rc, w in games])
+    assert min(rl, result.lpr) <= result.rn <= max(rl, result.lpr)
+    assert result.wxt == pytest.approx(result.wt + 0.5 * result.extra_remise, abs=0.05 * result.nt)
+
+
+@given(st.floats(min_value=-5000, max_value=5000), st.booleans())
+def test_expected_scores_of_both_sides_sum_to_one(diff, table):
+    assert expected_score(diff, table=table) + expected_score(-diff, table=table) == \
+        pytest.approx(1.0, abs=1e-15)
+
+
+@st.composite
+def histories(draw):
+    """A few coaches, some imported, playing over about a year and a half, in order of play."""
+    n = draw(st.integers(min_value=1, max_value=40))
+    days = sorted(draw(st.lists(st.integers(min_value=0, max_value=540), min_size=n, max_size=n)))
+    games = []
+    for i, day in enumerate(days):
+        home = draw(st.integers(min_value=1, max_value=6))
+        away = draw(st.integers(min_value=1, max_value=6).filter(lambda c: c != home))
+        games.append(game(i + 1, home, away, draw(scores),
+                          when=datetime(2023, 1, 1) + timedelta(days=day), hours=i % 20,
+                          home_race=draw(st.sampled_from(["orc", "elf"]))))
+    games.sort(key=lambda g: (g.played_at, g.game_id))
+    return games
+
+
+FLUSH = date(2026, 1, 1)  # after every generated history
+CONFIG = KnsbConfig(initial_list=((1, 1700, 30), (2, 1500, 100), (3, 1600, 8)), depot_min_games=2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories(), st.data())
+def test_split_and_resume_equals_one_run(games, data):
+    cut = data.draw(st.integers(min_value=0, max_value=len(games)))
+    at = games[cut].played_at if cut < len(games) else datetime.max
+    whole = run_history(games, CONFIG)
+    head = run_history([g for g in games if g.played_at < at], CONFIG)
+    tail = run_history([g for g in games if g.played_at >= at], CONFIG, head.state)
+    assert head.rows + tail.rows == whole.rows
+    assert head.summaries + tail.summaries == whole.summaries
+    assert head.lists + tail.lists == whole.lists
+    assert tail.state == whole.state
+    assert close_periods(tail.state, CONFIG, FLUSH).rows == \
+        close_periods(whole.state, CONFIG, FLUSH).rows
+
+
+@settings(max_examples=30, deadline=None)
+@given(histories())
+def test_same_input_gives_bit_identical_output(games):
+    one = run_history(games, CONFIG)
+    two = run_history(games, CONFIG)
+    assert pickle.dumps((one.rows, one.summaries)) == pickle.dumps((two.rows, two.summaries))
+
+
+@settings(max_examples=30, deadline=None)
+@given(histories())
+def test_history_rows_agree_with_their_summaries(games):
+    result = close_periods(run_history(games, CONFIG).state, CONFIG, FLUSH)
+    for s in result.summaries:
+        mine = [r for r in result.rows if r.coach == s.coach and r.period == s.period and r.counted]
+        assert s.nt == len(mine)
+        assert s.wt == sum(r.w for r in mine)
+        for r in mine:
+            assert r.wx == pytest.approx(expected_score(s.lpr - r.rc), abs=1e-12)
+        if not s.is_start and s.nt:
+            assert s.rtt == pytest.approx(sum(r.rt for r in mine), abs=1e-9)
+            assert min(s.rl, s.lpr) <= s.rn <= max(s.rl, s.lpr)
