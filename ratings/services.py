@@ -13,13 +13,13 @@ import traceback
 import zlib
 from collections.abc import Callable
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from ratings import selectors
 from ratings.bulk import bulk_insert
-from ratings.engines.common import paused_gc
 from ratings.configuration import build_config, engine_for, list_rules
+from ratings.engines.common import paused_gc
 from ratings.models import (
     CalculationRow,
     CurrentRating,
@@ -129,6 +129,10 @@ def recalculation_execute(
         with transaction.atomic():
             # One run per system at a time: the row lock is held until this transaction ends.
             system = RatingSystem.objects.select_for_update().get(pk=run.system_id)
+            if connection.vendor == "postgresql":
+                # Derived data, recomputable from the record: no need to wait for the WAL flush.
+                with connection.cursor() as cursor:
+                    cursor.execute("SET LOCAL synchronous_commit TO OFF")
             if RecalculationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).exists():
                 return run  # a second delivery of the same task finished it while this one waited
             outcome = _recalculate(system, since=run.from_date, today=today, log=log, progress=progress)

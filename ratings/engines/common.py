@@ -171,6 +171,24 @@ def check_fields(cls, values: dict) -> None:
         raise ValueError(f"{cls.__name__}: unknown parameter(s) {', '.join(unknown)}")
 
 
+def config_error(owner: str, name: str, value, expected: str) -> ValueError:
+    """The error a configuration raises for a bad parameter, naming it."""
+    return ValueError(f"{owner}.{name}: {value!r} is not valid ({expected})")
+
+
+def config_slugs(owner: str, name: str, value, *, allow_none: bool) -> tuple[str, ...] | None:
+    """A validated tuple of slugs (variants, excluded races); None means every one where allowed."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list, frozenset, set)):
+        raise config_error(owner, name, value, "a list of slugs")
+    if not all(isinstance(slug, str) and slug for slug in value):
+        raise config_error(owner, name, value, "a list of non-empty slugs")
+    if allow_none and not value:
+        raise config_error(owner, name, value, "at least one variant, or None for all")
+    return tuple(sorted(value)) if isinstance(value, (set, frozenset)) else tuple(value)
+
+
 @contextmanager
 def paused_gc():
     """Suspend the cyclic garbage collector for a bulk run, restoring its previous setting.

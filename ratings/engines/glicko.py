@@ -12,6 +12,7 @@ plays or is read, from the index of the last period applied to it.
 from __future__ import annotations
 
 import math
+from functools import partial
 import statistics
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time, timedelta
@@ -21,6 +22,8 @@ from operator import attrgetter
 import numpy as np
 
 from .common import (
+    config_error,
+    config_slugs,
     AWAY,
     HOME,
     PLAYED,
@@ -172,20 +175,10 @@ def initial_for_new_race(
     )
 
 
-def _config_error(name: str, value, expected: str) -> ValueError:
-    return ValueError(f"GlickoConfig.{name}: {value!r} is not valid ({expected})")
+_config_error = partial(config_error, "GlickoConfig")
 
 
-def _slugs(name: str, value, *, allow_none: bool) -> tuple[str, ...] | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list, frozenset, set)):
-        raise _config_error(name, value, "a list of slugs")
-    if not all(isinstance(slug, str) and slug for slug in value):
-        raise _config_error(name, value, "a list of non-empty slugs")
-    if allow_none and not value:
-        raise _config_error(name, value, "at least one variant, or None for all")
-    return tuple(sorted(value)) if isinstance(value, (set, frozenset)) else tuple(value)
+_slugs = partial(config_slugs, "GlickoConfig")
 
 
 def _number(name: str, value, low: float, high: float, *, low_open: bool) -> float:

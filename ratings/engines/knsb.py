@@ -29,13 +29,15 @@ from __future__ import annotations
 import math
 import pickle
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import lru_cache, partial
 from datetime import date, datetime
 from typing import NamedTuple
 
 import numpy as np
 
 from .common import (
+    config_error,
+    config_slugs,
     AWAY,
     HOME,
     PLAYED,
@@ -467,8 +469,7 @@ def start_rating(
 # --- configuration ------------------------------------------------------------------------------
 
 
-def _config_error(name: str, value, expected: str) -> ValueError:
-    return ValueError(f"KnsbConfig.{name}: {value!r} is not valid ({expected})")
+_config_error = partial(config_error, "KnsbConfig")
 
 
 def _is_int(value) -> bool:
@@ -480,16 +481,7 @@ def _is_number(value) -> bool:
             and math.isfinite(value))
 
 
-def _slugs(name: str, value, *, allow_none: bool) -> tuple[str, ...] | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list, set, frozenset)):
-        raise _config_error(name, value, "a list of slugs")
-    if not all(isinstance(slug, str) and slug for slug in value):
-        raise _config_error(name, value, "a list of non-empty slugs")
-    if allow_none and not value:
-        raise _config_error(name, value, "at least one variant, or None for all")
-    return tuple(sorted(value)) if isinstance(value, (set, frozenset)) else tuple(value)
+_slugs = partial(config_slugs, "KnsbConfig")
 
 
 def _initial_list(value) -> tuple:

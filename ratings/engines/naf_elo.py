@@ -7,12 +7,15 @@ K = 2·√min(N, non_major_max), majors always 2·√60. Games are applied one a
 from __future__ import annotations
 
 import math
+from functools import partial
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time, timedelta
 from itertools import repeat
 from operator import truediv
 
 from .common import (
+    config_error,
+    config_slugs,
     AWAY,
     HOME,
     PLAYED,
@@ -59,20 +62,10 @@ def update(rating: float, opponent: float, score: float, k: float) -> float:
     return round_half_away(rating + k * (score - win_probability(rating, opponent)), 2)
 
 
-def _config_error(name: str, value, expected: str) -> ValueError:
-    return ValueError(f"EloConfig.{name}: {value!r} is not valid ({expected})")
+_config_error = partial(config_error, "EloConfig")
 
 
-def _slugs(name: str, value, *, allow_none: bool) -> tuple[str, ...] | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list, frozenset, set)):
-        raise _config_error(name, value, "a list of slugs")
-    if not all(isinstance(slug, str) and slug for slug in value):
-        raise _config_error(name, value, "a list of non-empty slugs")
-    if allow_none and not value:
-        raise _config_error(name, value, "at least one variant, or None for all")
-    return tuple(sorted(value)) if isinstance(value, (set, frozenset)) else tuple(value)
+_slugs = partial(config_slugs, "EloConfig")
 
 
 @dataclass(frozen=True)
