@@ -11,7 +11,7 @@ from ratings.configuration import engine_for, list_rules
 from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingList, RatingListEntry, RatingSystem
 from ratings.replay import Ledger, month_start, replay
 from ratings.services import (
-    CURRENT_FIELDS, ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, entry_values, row_values, summary_values,
+    ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, entry_values, row_values, summary_values,
 )
 
 

@@ -221,3 +221,39 @@ def build_many(cls, columns: dict) -> list:
         else:
             raise TypeError(f"{cls.__name__}: no column for required field {f.name}")
     return list(map(cls, *args))
+
+
+class OutOfOrder(Exception):
+    """A game came before the last game the state already holds."""
+
+
+def _in_play_order(game) -> tuple:
+    return game.played_at, game.game_id
+
+
+def run_in_order(run, games: list, start, *, in_place: bool):
+    """`run(games, state)` on a copy of `start` (or on `start` itself, `in_place`).
+
+    Games are taken as given when already in play order, else sorted; a game before the
+    state's last one raises ValueError (recalculate from an earlier state).
+    """
+    with paused_gc():
+        if in_place:
+            games.sort(key=_in_play_order)
+        try:
+            return run(games, start if in_place else start.copy())
+        except OutOfOrder:
+            if in_place:
+                raise ValueError(_too_early(start)) from None
+        games.sort(key=_in_play_order)
+        try:
+            return run(games, start.copy())
+        except OutOfOrder:
+            raise ValueError(_too_early(start)) from None
+
+
+def _too_early(state) -> str:
+    return (
+        f"games must be played after the last game of the given state {state.last_played!r}: "
+        "recalculate from an earlier state"
+    )

@@ -22,6 +22,8 @@ from operator import attrgetter
 import numpy as np
 
 from .common import (
+    OutOfOrder,
+    run_in_order,
     config_error,
     config_slugs,
     AWAY,
@@ -656,10 +658,6 @@ def ratings_as_of(state: GlickoState, config: GlickoConfig, as_of: date) -> dict
     }
 
 
-class _OutOfOrder(Exception):
-    pass
-
-
 def run_history(
     games, config: GlickoConfig, state: GlickoState | None = None, *, in_place: bool = False
 ) -> GlickoResult:
@@ -672,23 +670,7 @@ def run_history(
     after `state.last_played` (ValueError otherwise).
     """
     start = GlickoState() if state is None else state
-    games = list(games)
-    with paused_gc():
-        if in_place:
-            # The caller hands over its state: no copy, so games are put in order first.
-            games.sort(key=lambda g: (g.played_at, g.game_id))
-        try:
-            return _run(games, config, start if in_place else start.copy())
-        except _OutOfOrder:
-            pass
-        games.sort(key=lambda g: (g.played_at, g.game_id))
-        try:
-            return _run(games, config, start.copy())
-        except _OutOfOrder:
-            raise ValueError(
-                "games must be played after the last game of the given state "
-                f"{start.last_played!r}: recalculate from an earlier state"
-            ) from None
+    return run_in_order(lambda ordered, copy: _run(ordered, config, copy), list(games), start, in_place=in_place)
 
 
 def _new_rating(state: GlickoState, config: GlickoConfig, key, index: int) -> GlickoRating:
@@ -732,7 +714,7 @@ def _run(games: list[GameRecord], config: GlickoConfig, state: GlickoState) -> G
         t = g.played_at
         game_id = g.game_id
         if t <= last_t and (t < last_t or game_id <= last_id):
-            raise _OutOfOrder
+            raise OutOfOrder
         last_t = t
         last_id = game_id
         if t >= next_day:

@@ -14,6 +14,8 @@ from itertools import repeat
 from operator import truediv
 
 from .common import (
+    OutOfOrder,
+    run_in_order,
     config_error,
     config_slugs,
     AWAY,
@@ -25,7 +27,6 @@ from .common import (
     Reason,
     build_many,
     check_fields,
-    paused_gc,
     round_half_away,
 )
 
@@ -148,10 +149,6 @@ class EloResult:
     summaries: list  # list[PeriodSummary]
 
 
-class _OutOfOrder(Exception):
-    pass
-
-
 def _summaries(tally: EventTally) -> list[PeriodSummary]:
     tally.dirty = False
     rated = [(key, acc) for key, acc in tally.totals.items() if acc[2]]
@@ -205,23 +202,7 @@ def run_history(
     run that continues it. Games must come after `state.last_played` (ValueError otherwise).
     """
     start = EloState() if state is None else state
-    games = list(games)
-    with paused_gc():
-        if in_place:
-            # The caller hands over its state: no copy, so games are put in order first.
-            games.sort(key=lambda g: (g.played_at, g.game_id))
-        try:
-            return _run(games, config, start if in_place else start.copy())
-        except _OutOfOrder:
-            pass
-        games.sort(key=lambda g: (g.played_at, g.game_id))
-        try:
-            return _run(games, config, start.copy())
-        except _OutOfOrder:
-            raise ValueError(
-                "games must be played after the last game of the given state "
-                f"{start.last_played!r}: recalculate from an earlier state"
-            ) from None
+    return run_in_order(lambda ordered, copy: _run(ordered, config, copy), list(games), start, in_place=in_place)
 
 
 def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResult:
@@ -255,7 +236,7 @@ def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResu
         t = g.played_at
         game_id = g.game_id
         if t <= last_t and (t < last_t or game_id <= last_id):
-            raise _OutOfOrder
+            raise OutOfOrder
         last_t = t
         last_id = game_id
         if t >= next_day:
