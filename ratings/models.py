@@ -4,7 +4,7 @@ Every figure a page shows about a rating is read from these tables; nothing is r
 """
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from tournaments.models import Coach, Game, Race, Variant
 
@@ -96,6 +96,10 @@ class EngineCheckpoint(models.Model):
         constraints = [models.UniqueConstraint(fields=["system", "as_of"], name="checkpoint_once_per_date")]
 
 
+# How ranking pages order entries: ranked ones first, by rank, then value; the coach breaks ties.
+RANKING_ORDER = (F("overall_rank").asc(nulls_last=True), F("value").desc(), F("coach"))
+
+
 class RatingFields(models.Model):
     """What one rating key holds at one moment: shared by current ratings and list entries.
 
@@ -142,6 +146,9 @@ class CurrentRating(RatingFields):
             models.Index(fields=["system", "variant", "overall_rank"], name="current_overall_idx"),
             models.Index(fields=["system", "coach"], name="current_coach_idx"),
             models.Index(fields=["system", "-value"], name="current_value_idx"),
+            # RANKING_ORDER for a whole system or one variant (PostgreSQL's ascending order puts nulls last)
+            models.Index(fields=["system", "overall_rank", "-value", "coach"], name="current_ranking_idx"),
+            models.Index(fields=["system", "variant", "overall_rank", "-value", "coach"], name="current_variant_ranking_idx"),
         ]
 
 
@@ -175,6 +182,8 @@ class RatingListEntry(RatingFields):
         indexes = [
             models.Index(fields=["rating_list", "rank"], name="entry_list_rank_idx"),
             models.Index(fields=["system", "coach", "race", "variant"], name="entry_key_idx"),
+            models.Index(fields=["rating_list", "overall_rank", "-value", "coach"], name="entry_list_ranking_idx"),
+            models.Index(fields=["rating_list", "change"], name="entry_list_change_idx"),
         ]
 
 
@@ -212,6 +221,9 @@ class CalculationRow(models.Model):
             models.Index(fields=["system", "coach", "played_at"], name="calc_row_coach_idx"),
             models.Index(fields=["system", "game"], name="calc_row_game_idx"),
             models.Index(fields=["system", "chunk"], name="calc_row_chunk_idx"),
+            # the breakdown page: one period of a coach, and the periods none of whose games counted
+            models.Index(fields=["system", "coach", "period"], name="calc_row_period_idx"),
+            models.Index(fields=["system", "coach"], condition=Q(counted=False), name="calc_row_uncounted_idx"),
         ]
 
 

@@ -1,0 +1,193 @@
+"""Filters of the public lists: every value lives in the query string, so any view is a shareable link."""
+import django_filters
+from django import forms
+from django.db.models import Q
+from django_countries import countries
+
+from tournaments.models import Coach, Event, EventStatus, Race, Variant
+
+
+def _named(codes) -> list[tuple[str, str]]:
+    return sorted(((code, countries.name(code) or code) for code in codes if code), key=lambda c: c[1])
+
+
+def coach_countries() -> list[tuple[str, str]]:
+    """The nationalities coaches have (not all 250 countries: a shorter select renders faster)."""
+    return _named(Coach.objects.order_by().values_list("nationality", flat=True).distinct())
+
+
+def event_countries() -> list[tuple[str, str]]:
+    """The countries events were held in."""
+    return _named(Event.objects.order_by().values_list("country", flat=True).distinct())
+
+
+class RankingFilter(django_filters.FilterSet):
+    """Filters of a ranking (current or a stored list): variant, race, country, active only, name."""
+
+    variant = django_filters.ModelChoiceFilter(
+        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label="All variants"
+    )
+    race = django_filters.ModelChoiceFilter(
+        queryset=Race.objects.order_by("name"), to_field_name="slug", empty_label="All races"
+    )
+    country = django_filters.ChoiceFilter(
+        field_name="coach__nationality", choices=coach_countries, empty_label="All countries", label="Nationality"
+    )
+    active = django_filters.BooleanFilter(
+        method="filter_active", widget=forms.CheckboxInput, label="Ranked only (hide \u201c-\u201d entries)"
+    )
+    name = django_filters.CharFilter(method="filter_name", label="Coach name or number", max_length=100)
+
+    def __init__(self, *args, per_race: bool = True, **kwargs):
+        super().__init__(*args, **kwargs)
+        # a list, not the callable: Django would run the query again for validation and for rendering
+        self.filters["country"].extra["choices"] = coach_countries()
+        if not per_race:
+            # a pooled system has no race in its keys
+            del self.filters["race"]
+
+    def filter_active(self, queryset, name, value):
+        return queryset.filter(rank__isnull=False) if value else queryset
+
+    def filter_name(self, queryset, name, value):
+        value = value.strip()
+        if not value:
+            return queryset
+        if value.isdigit():
+            return queryset.filter(Q(coach__number=int(value)) | Q(coach__name__icontains=value))
+        return queryset.filter(coach__name__icontains=value)
+
+
+class EventFilter(django_filters.FilterSet):
+    """Filters of the event list: year, country, variant, major, status (sanctioned by default)."""
+
+    STATUS_CHOICES = [
+        (EventStatus.SANCTIONED, "Sanctioned"),
+        (EventStatus.SUBMITTED, "Submitted, awaiting sanction"),
+        (EventStatus.REJECTED, "Rejected"),
+        ("any", "Any status"),
+    ]
+
+    name = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="Name", max_length=100)
+    year = django_filters.ChoiceFilter(field_name="start_date", lookup_expr="year", empty_label="All years", label="Year")
+    country = django_filters.ChoiceFilter(field_name="country", choices=event_countries, empty_label="All countries")
+    variant = django_filters.ModelChoiceFilter(
+        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label="All variants"
+    )
+    major = django_filters.BooleanFilter(method="filter_major", widget=forms.CheckboxInput, label="Majors only")
+    status = django_filters.ChoiceFilter(
+        method="filter_status", choices=STATUS_CHOICES, empty_label=None, label="Status"
+    )
+
+    def __init__(self, data=None, *args, years=(), **kwargs):
+        super().__init__(data, *args, **kwargs)
+        self.filters["year"].extra["choices"] = [(str(y), str(y)) for y in years]
+        self.filters["country"].extra["choices"] = event_countries()
+
+    def filter_major(self, queryset, name, value):
+        return queryset.filter(is_major=True) if value else queryset
+
+    def filter_status(self, queryset, name, value):
+        return queryset if value == "any" else queryset.filter(status=value)
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        if not self.form.cleaned_data.get("status"):
+            # only sanctioned events unless asked otherwise
+            queryset = queryset.filter(status=EventStatus.SANCTIONED)
+        return queryset
+
+
+class BreakdownForm(forms.Form):
+    """Which rating key and period a breakdown shows."""
+
+    race = forms.ModelChoiceField(queryset=Race.objects.order_by("name"), to_field_name="slug", required=False)
+    variant = forms.ModelChoiceField(queryset=Variant.objects.order_by("name"), to_field_name="slug", required=False)
+    period = forms.CharField(max_length=20, required=False)
+
+
+SCORE_WORDS = {"w": 1.0, "win": 1.0, "d": 0.5, "draw": 0.5, "l": 0.0, "loss": 0.0, "½": 0.5, "1/2": 0.5}
+MAX_RESULTS = 100
+
+
+def parse_results(text: str) -> list[tuple[float, float | None, float]]:
+    """Lines of "opponent rating [opponent φ] score" as (rating, φ or None, W); raises
+    ValidationError listing every bad line by number."""
+    results, errors = [], []
+    lines = [line.strip() for line in text.replace(";", "\n").splitlines()]
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line]
+    if len(numbered) > MAX_RESULTS:
+        raise forms.ValidationError(f"At most {MAX_RESULTS} results, please (got {len(numbered)}).")
+    for number, line in numbered:
+        tokens = line.replace(",", " ").replace("\t", " ").split()
+        if len(tokens) not in (2, 3):
+            errors.append(f"Line {number} (“{line}”): give the opponent's rating, optionally their φ, then the score.")
+            continue
+        score_token = tokens[-1].lower()
+        score = SCORE_WORDS.get(score_token)
+        if score is None:
+            try:
+                score = float(score_token)
+            except ValueError:
+                score = None
+        if score not in (0.0, 0.5, 1.0):
+            errors.append(f"Line {number} (“{line}”): the score must be 1, 0.5 or 0 (or W, D, L).")
+            continue
+        try:
+            rating = float(tokens[0])
+            phi = float(tokens[1]) if len(tokens) == 3 else None
+        except ValueError:
+            errors.append(f"Line {number} (“{line}”): the opponent's rating (and φ) must be numbers.")
+            continue
+        if not -10_000 <= rating <= 10_000:
+            errors.append(f"Line {number}: the opponent's rating must lie between −10000 and 10000.")
+            continue
+        if phi is not None and not 0 < phi <= 2_000:
+            errors.append(f"Line {number}: the opponent's φ must be above 0 and at most 2000.")
+            continue
+        results.append((rating, phi, score))
+    if errors:
+        raise forms.ValidationError(errors)
+    if not results:
+        raise forms.ValidationError("Enter at least one result.")
+    return results
+
+
+class CalculatorForm(forms.Form):
+    """The calculator's input: the player's rating(s) and a set of results."""
+
+    rating = forms.FloatField(
+        label="Your rating (NAF Elo CR, and KNSB Rl)", initial=1500, min_value=-10_000, max_value=10_000,
+        help_text="All three methods depend on rating differences only: use any scale, e.g. CR 150 or 1500.",
+    )
+    results = forms.CharField(
+        label="Results, one per line: opponent rating, [opponent φ,] score",
+        widget=forms.Textarea(attrs={"rows": 6, "cols": 30, "placeholder": "1600 80 1\n1550 100 0\n1500 60 0.5"}),
+        help_text="Score 1, 0.5 or 0 (or W, D, L). φ is used by Glicko only.",
+    )
+    coaches = forms.IntegerField(
+        label="NAF coaches at the event (Elo K)", initial=20, min_value=1, max_value=10_000, required=False
+    )
+    major = forms.BooleanField(label="Major (Elo K as for 60 coaches)", required=False)
+    mu = forms.FloatField(label="Glicko μ (empty: your rating)", required=False, min_value=-10_000, max_value=10_000)
+    phi = forms.FloatField(label="Glicko φ", initial=350, min_value=0.001, max_value=2_000, required=False)
+    sigma = forms.FloatField(label="Glicko σ", initial=0.06, min_value=0.0001, max_value=1, required=False)
+    opponent_phi = forms.FloatField(
+        label="Opponent φ where a line gives none", initial=80, min_value=0.001, max_value=2_000, required=False
+    )
+    nv = forms.IntegerField(
+        label="KNSB Nv (games the rating rests on; 0: unrated, start rating from the depot)", initial=100,
+        min_value=0, max_value=10_000, required=False,
+    )
+
+    def clean_results(self):
+        return parse_results(self.cleaned_data["results"])
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in ("coaches", "phi", "sigma", "opponent_phi", "nv"):
+            if cleaned.get(name) is None and name not in self.errors:
+                cleaned[name] = self.fields[name].initial
+        if cleaned.get("mu") is None and cleaned.get("rating") is not None:
+            cleaned["mu"] = cleaned["rating"]
+        return cleaned

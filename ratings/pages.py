@@ -1,0 +1,595 @@
+"""Reads for the public pages: rankings, coach pages, breakdowns, events and rating lists.
+
+Every figure comes from stored rows (CurrentRating, RatingListEntry, CalculationRow, PeriodSummary);
+each function makes a fixed number of queries, whatever the size of the history.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
+
+from ratings.engines.common import REASON_TEXT, Reason
+from ratings.models import (
+    RANKING_ORDER, CalculationRow, CurrentRating, Method, PeriodSummary, RatingList, RatingListEntry, RatingSystem,
+)
+from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Race, Variant
+
+EVENT_PREFIX = "event:"
+
+
+# --- rating systems and rankings ------------------------------------------------------------------
+
+
+def public_systems() -> list[RatingSystem]:
+    """The active rating systems, in display order."""
+    return list(RatingSystem.objects.filter(active=True).order_by("display_order", "name"))
+
+
+def inactive_rule(system: RatingSystem, config=None) -> str:
+    """One sentence: when an entry of this system shows "-" instead of a rank."""
+    if system.method == Method.GLICKO:
+        limit = getattr(config, "inactive_phi", 100.0)
+        return (
+            f"No rank while φ is above {limit:g}: the rating grows less certain with every idle period. "
+            "The rating itself is kept, and the rank returns with the next games."
+        )
+    if system.inactive_after_months:
+        return (
+            f"No rank after {system.inactive_after_months} months without a counted game. "
+            "The rating itself is kept, and the rank returns with the next game."
+        )
+    return "Every rated entry is ranked."
+
+
+def ranking_current(system: RatingSystem):
+    """The current ratings of a system, best first, unranked entries after the ranked ones."""
+    return (
+        CurrentRating.objects.filter(system=system)
+        .select_related("coach", "race", "variant")
+        .order_by(*RANKING_ORDER)
+    )
+
+
+def ranking_of_list(rating_list: RatingList):
+    """The entries of a stored monthly list, best first."""
+    return (
+        RatingListEntry.objects.filter(rating_list=rating_list)
+        .select_related("coach", "race", "variant")
+        .order_by(*RANKING_ORDER)
+    )
+
+
+def rating_list_on(system: RatingSystem, year: int, month: int) -> RatingList | None:
+    """The stored list of a system dated the 1st of that month, if there is one."""
+    return RatingList.objects.filter(system=system, date=dt.date(year, month, 1)).first()
+
+
+def latest_list_dates(systems: list[RatingSystem]) -> dict:
+    """system id -> (date of its latest list, number of lists)."""
+    rows = (
+        RatingList.objects.filter(system__in=systems)
+        .values("system_id")
+        .annotate(latest=Max("date"), lists=Count("id"))
+        .order_by()
+    )
+    return {row["system_id"]: (row["latest"], row["lists"]) for row in rows}
+
+
+# --- coach page -----------------------------------------------------------------------------------
+
+
+def coach_ratings(coach: Coach) -> list[CurrentRating]:
+    """Every current rating of the coach, in every system, race and variant."""
+    return list(
+        CurrentRating.objects.filter(coach=coach, system__active=True)
+        .select_related("system", "race", "variant")
+        .order_by("system__display_order", "variant__name", "race__name")
+    )
+
+
+def coach_record_per_race(coach: Coach) -> list[dict]:
+    """Games, wins, draws, losses, touchdowns and casualties per race, from the coach's game sides."""
+    rows = (
+        GameSide.objects.filter(coach=coach)
+        .exclude(event__status=EventStatus.DRAFT)
+        .values("race__name", "race__slug")
+        .annotate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(score=1)),
+            draws=Count("id", filter=Q(score=0.5, opponent__isnull=False)),
+            losses=Count("id", filter=Q(score=0)),
+            td_for=Sum("touchdowns_for"),
+            td_against=Sum("touchdowns_against"),
+            cas_for=Sum("casualties_for"),
+            cas_against=Sum("casualties_against"),
+        )
+        .order_by("-games", "race__name")
+    )
+    return list(rows)
+
+
+def coach_events(coach: Coach) -> list[dict]:
+    """The events the coach played at (newest first), with race and record there."""
+    rows = (
+        GameSide.objects.filter(coach=coach)
+        .exclude(event__status=EventStatus.DRAFT)
+        .values(
+            "event_id", "event__name", "event__start_date", "event__country", "event__is_major",
+            "event__status", "race__name",
+        )
+        .annotate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(score=1)),
+            draws=Count("id", filter=Q(score=0.5, opponent__isnull=False)),
+            losses=Count("id", filter=Q(score=0)),
+        )
+        .order_by("-event__start_date", "-event_id", "race__name")
+    )
+    return list(rows)
+
+
+def coach_awards(coach: Coach) -> list[Award]:
+    return list(
+        Award.objects.filter(coach=coach, event__status=EventStatus.SANCTIONED)
+        .select_related("event", "race")
+        .order_by("-event__start_date", "category")
+    )
+
+
+def coach_history(coach: Coach, system: RatingSystem) -> list[dict]:
+    """The coach's rating after every event or period of a system, oldest first."""
+    return list(
+        PeriodSummary.objects.filter(system=system, coach=coach)
+        .values("race__name", "race__slug", "variant__name", "variant__slug", "period", "effective", "rl", "rn", "nt")
+        .order_by("effective", "race__name", "variant__name")
+    )
+
+
+# --- breakdown ------------------------------------------------------------------------------------
+
+
+SUMMARY_FIELDS = (
+    "period", "effective", "rl", "rn", "nt", "games_played", "wt", "wet", "rtt", "rct", "wxt", "lpr", "limitation", "nv",
+    "mu", "phi", "sigma", "mu_before", "phi_before", "sigma_before", "is_start",
+)
+
+
+@dataclass
+class Period:
+    label: str
+    title: str
+    date: dt.date  # when its new rating took effect; without one, when its last game was played
+    summary: SimpleNamespace | None = None  # the stored PeriodSummary's figures
+    event_id: int | None = None
+    first: dt.date | None = None  # first and last game: known for the period shown
+    last: dt.date | None = None
+
+    @property
+    def w_minus_we(self) -> float | None:
+        s = self.summary
+        return s.wt - s.wet if s is not None and s.nt else None
+
+    @property
+    def wt_percent(self) -> float | None:
+        s = self.summary
+        return 100.0 * s.wt / s.nt if s is not None and s.nt else None
+
+
+@dataclass
+class BreakdownRow:
+    row: CalculationRow
+    footnote: int | None = None
+    w_minus_we: float | None = None
+    kind: str = "counted"  # counted, excluded, depot
+
+
+@dataclass
+class Breakdown:
+    system: RatingSystem
+    coach: Coach
+    race: Race | None
+    variant: Variant
+    current: CurrentRating | None
+    periods: list  # Period, newest first
+    period: Period | None
+    rows: list = field(default_factory=list)  # BreakdownRow
+    footnotes: list = field(default_factory=list)  # (number, text)
+    recent: list = field(default_factory=list)  # the last four periods with a new rating
+
+
+def period_title(system: RatingSystem, label: str, event_names: dict) -> str:
+    """How a period label reads on the page."""
+    if label.startswith(EVENT_PREFIX):
+        name = event_names.get(int(label[len(EVENT_PREFIX):]))
+        return name or label
+    if system.method == Method.KNSB:
+        return f"List of {label}"
+    if len(label) == 7:
+        return dt.date.fromisoformat(f"{label}-01").strftime("%B %Y")
+    try:
+        start = dt.date.fromisoformat(label)
+    except ValueError:
+        return label
+    return f"Two weeks from {start:%d %b %Y}"
+
+
+def _event_id(label: str) -> int | None:
+    if label.startswith(EVENT_PREFIX):
+        try:
+            return int(label[len(EVENT_PREFIX):])
+        except ValueError:
+            return None
+    return None
+
+
+def coach_keys(coach: Coach, system: RatingSystem) -> list[CurrentRating]:
+    """The coach's rating keys in a system (race and variant), most games first."""
+    return list(
+        CurrentRating.objects.filter(system=system, coach=coach)
+        .select_related("race", "variant")
+        .order_by("-games", "variant__name", "race__name")
+    )
+
+
+def breakdown(
+    *, system: RatingSystem, coach: Coach, race: Race | None, variant: Variant, current: CurrentRating | None,
+    period: str | None = None,
+) -> Breakdown:
+    """The breakdown of one rating key: its periods, and one period's rows and new-rating block.
+
+    `period` None picks the latest period. A label the key never had gives `period` None.
+    """
+    key = {"system": system, "coach": coach, "race": race, "variant": variant}
+    by_label: dict[str, Period] = {}
+    for values in PeriodSummary.objects.filter(**key).order_by("-effective", "-id").values(*SUMMARY_FIELDS):
+        summary = SimpleNamespace(**values)
+        by_label.setdefault(summary.period, Period(
+            label=summary.period, title=summary.period, date=summary.effective, summary=summary,
+            event_id=_event_id(summary.period),
+        ))
+    # a period none of whose games counted has no summary: found through the small index of uncounted rows
+    uncounted = CalculationRow.objects.filter(**key, counted=False).values("period").annotate(last=Max("played_at")).order_by()
+    for item in uncounted:
+        if item["period"] not in by_label:
+            by_label[item["period"]] = Period(
+                label=item["period"], title=item["period"], date=_day(item["last"]), event_id=_event_id(item["period"]),
+            )
+    event_ids = {p.event_id for p in by_label.values() if p.event_id is not None}
+    event_names = dict(Event.objects.filter(pk__in=event_ids).values_list("pk", "name")) if event_ids else {}
+    for entry in by_label.values():
+        entry.title = period_title(system, entry.label, event_names)
+    periods = sorted(by_label.values(), key=lambda p: (p.date, p.label), reverse=True)
+    chosen = periods[0] if periods and period is None else by_label.get(period) if period else None
+    result = Breakdown(
+        system=system, coach=coach, race=race, variant=variant, current=current, periods=periods, period=chosen,
+        recent=[p for p in periods if p.summary is not None][:4],
+    )
+    if chosen is None:
+        return result
+    rows = list(
+        CalculationRow.objects.filter(**key, period=chosen.label)
+        .select_related("opponent", "opponent_race")
+        .order_by("played_at", "game_id")
+    )
+    if rows:
+        chosen.first, chosen.last = _day(rows[0].played_at), _day(rows[-1].played_at)
+    notes: dict[str, int] = {}
+    for row in rows:
+        item = BreakdownRow(row=row)
+        if row.counted and row.we is not None:
+            item.w_minus_we = row.w - row.we
+        if row.depot_date is not None or row.reason in (Reason.IN_DEPOT, Reason.DEPOT_BOOTSTRAP):
+            item.kind = "depot"
+        elif not row.counted:
+            item.kind = "excluded"
+        if row.reason:
+            item.footnote = notes.setdefault(row.reason, len(notes) + 1)
+        result.rows.append(item)
+    result.footnotes = [(number, REASON_TEXT.get(reason, reason)) for reason, number in notes.items()]
+    return result
+
+
+def _day(value) -> dt.date | None:
+    if value is None:
+        return None
+    return value.date() if isinstance(value, dt.datetime) else value
+
+
+# --- events ---------------------------------------------------------------------------------------
+
+
+def public_events():
+    """Events anyone may see: every event but drafts, newest first, with their game count."""
+    games = Game.objects.filter(event=OuterRef("pk")).order_by().values("event").annotate(n=Count("id")).values("n")
+    return (
+        Event.objects.exclude(status=EventStatus.DRAFT)
+        .select_related("variant")
+        .annotate(game_count=Subquery(games))
+        .order_by("-start_date", "name", "id")
+    )
+
+
+def event_years() -> list[int]:
+    """The years with public events, newest first."""
+    return sorted(
+        {d.year for d in Event.objects.exclude(status=EventStatus.DRAFT).dates("start_date", "year")}, reverse=True
+    )
+
+
+@dataclass
+class Standing:
+    coach: Coach
+    race: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0.0
+    td_for: int = 0
+    td_against: int = 0
+    cas_for: int = 0
+    cas_against: int = 0
+    counted: int = 0
+    wt: float | None = None
+    w_minus_we: float | None = None
+    change: float | None = None
+    rating_after: float | None = None
+    race_slug: str | None = None
+    position: int = 0
+
+
+def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
+    """Every coach of the event with record, Wt, Σ(W − We) and rating change in `system`.
+
+    Wt and Σ(W − We) add up the coach's counted rows of this event's games; the rating change is
+    ΣRt of those rows (for NAF Elo, Rn − Rl of the event's summary, which includes the roundings).
+    """
+    sides = (
+        GameSide.objects.filter(event=event)
+        .values("coach_id", "race__name", "race__slug")
+        .annotate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(score=1)),
+            draws=Count("id", filter=Q(score=0.5, opponent__isnull=False)),
+            losses=Count("id", filter=Q(score=0)),
+            points=Sum("score"),
+            td_for=Sum("touchdowns_for"),
+            td_against=Sum("touchdowns_against"),
+            cas_for=Sum("casualties_for"),
+            cas_against=Sum("casualties_against"),
+        )
+        .order_by()
+    )
+    coaches = Coach.objects.in_bulk({s["coach_id"] for s in sides})
+    standings: dict[int, Standing] = {}
+    for s in sides:
+        standing = standings.get(s["coach_id"])
+        if standing is None:
+            standing = standings[s["coach_id"]] = Standing(
+                coach=coaches[s["coach_id"]], race=s["race__name"], race_slug=s["race__slug"]
+            )
+        else:
+            standing.race = f"{standing.race}, {s['race__name']}"
+        standing.games += s["games"]
+        standing.wins += s["wins"]
+        standing.draws += s["draws"]
+        standing.losses += s["losses"]
+        standing.points += float(s["points"] or 0)
+        standing.td_for += s["td_for"] or 0
+        standing.td_against += s["td_against"] or 0
+        standing.cas_for += s["cas_for"] or 0
+        standing.cas_against += s["cas_against"] or 0
+    figures = (
+        CalculationRow.objects.filter(system=system, game__event=event, counted=True)
+        .values("coach_id")
+        .annotate(n=Count("id"), wt=Sum("w"), wet=Sum("we"), rtt=Sum("rt"))
+        .order_by()
+    )
+    for f in figures:
+        standing = standings.get(f["coach_id"])
+        if standing is None:
+            continue
+        standing.counted = f["n"]
+        standing.wt = f["wt"]
+        standing.w_minus_we = None if f["wet"] is None else f["wt"] - f["wet"]
+        standing.change = f["rtt"]
+    if system.method == Method.NAF_ELO:
+        elo = PeriodSummary.objects.filter(system=system, period=f"{EVENT_PREFIX}{event.pk}", rl__isnull=False)
+        changes: dict[int, float] = {}
+        for coach_id, rl, rn in elo.values_list("coach_id", "rl", "rn"):
+            changes[coach_id] = changes.get(coach_id, 0.0) + (rn - rl)
+            if coach_id in standings:
+                standings[coach_id].rating_after = rn
+        for coach_id, change in changes.items():
+            if coach_id in standings:
+                standings[coach_id].change = change
+    ordered = sorted(
+        standings.values(),
+        key=lambda s: (-s.points, -(s.td_for - s.td_against), -(s.cas_for - s.cas_against), s.coach.name),
+    )
+    for position, standing in enumerate(ordered, start=1):
+        standing.position = position
+    return ordered
+
+
+def event_games(event: Event) -> list[Game]:
+    """The event's games, round by round."""
+    return list(
+        Game.objects.filter(event=event)
+        .select_related("round", "home_coach", "away_coach", "home_race", "away_race")
+        .order_by("round__number", "played_at", "id")
+    )
+
+
+def event_awards(event: Event) -> list[Award]:
+    return list(Award.objects.filter(event=event).select_related("coach", "race").order_by("category", "coach__name"))
+
+
+# --- rating lists ---------------------------------------------------------------------------------
+
+
+def list_neighbours(rating_list: RatingList) -> tuple[RatingList | None, RatingList | None]:
+    """The lists just before and just after this one."""
+    dates = RatingList.objects.filter(system_id=rating_list.system_id)
+    before = dates.filter(date__lt=rating_list.date).order_by("-date").first()
+    after = dates.filter(date__gt=rating_list.date).order_by("date").first()
+    return before, after
+
+
+def list_entries(rating_list: RatingList, variant: Variant | None = None):
+    entries = RatingListEntry.objects.filter(rating_list=rating_list).select_related("coach", "race", "variant")
+    return entries.filter(variant=variant) if variant is not None else entries
+
+
+def list_starters(rating_list: RatingList, variant: Variant | None = None):
+    """New ratings on this list (no value on the previous one), best first."""
+    return list_entries(rating_list, variant).filter(change__isnull=True).order_by("-value", "coach__number")
+
+
+def list_movers(rating_list: RatingList, variant: Variant | None = None, *, rising: bool, limit: int = 20) -> list:
+    """The largest gains (or losses) since the previous list."""
+    entries = list_entries(rating_list, variant)
+    if rising:
+        entries = entries.filter(change__gt=0).order_by("-change", "coach__number")
+    else:
+        entries = entries.filter(change__lt=0).order_by("change", "coach__number")
+    return list(entries[:limit])
+
+
+def list_counts(rating_list: RatingList, variant: Variant | None = None) -> dict:
+    """Counts of the list (overall from the list row; per variant when one is chosen)."""
+    if variant is None:
+        entries = RatingListEntry.objects.filter(rating_list=rating_list)
+        changed = entries.filter(change__isnull=False).exclude(change=0).count()
+        return {"rated": rating_list.rated, "ranked": rating_list.ranked, "starters": rating_list.starters, "changed": changed}
+    return RatingListEntry.objects.filter(rating_list=rating_list, variant=variant).aggregate(
+        rated=Count("id"),
+        ranked=Count("id", filter=Q(rank__isnull=False)),
+        starters=Count("id", filter=Q(change__isnull=True)),
+        changed=Count("id", filter=Q(change__isnull=False) & ~Q(change=0)),
+    )
+
+
+# --- calculator -----------------------------------------------------------------------------------
+# The engines' own formulas, applied to the results a visitor types in; nothing is stored.
+
+
+def system_configs() -> list[tuple[RatingSystem, object]]:
+    """Every active system with its validated engine configuration, in display order."""
+    from ratings.configuration import engine_for
+
+    return [(system, engine_for(system)[1]) for system in public_systems()]
+
+
+def calculator_configs() -> dict:
+    """method -> (system, configuration) the calculator uses: the first active system of each
+    method, per-race Glicko before pooled."""
+    out = {}
+    for system, config in sorted(system_configs(), key=lambda item: not item[0].per_race):
+        out.setdefault(system.method, (system, config))
+    return out
+
+
+def calculate_elo(config, *, rating: float, results, coaches: int, major: bool) -> dict:
+    """NAF Elo, game after game: each game starts from the rating the previous one produced."""
+    from ratings.engines import naf_elo
+
+    k = naf_elo.k_value(
+        coaches, major=major, non_major_max=config.non_major_max, round_k=config.round_k,
+        major_coaches=config.major_coaches,
+    )
+    rows, current = [], rating
+    for opponent, _phi, w in results:
+        we = naf_elo.win_probability(current, opponent)
+        after = naf_elo.update(current, opponent, w, k)
+        rows.append({"r0": current, "rc": opponent, "w": w, "we": we, "w_we": w - we, "k": k, "rt": k * (w - we), "rn": after})
+        current = after
+    nt = len(rows)
+    wt, wet = sum(r["w"] for r in rows), sum(r["we"] for r in rows)
+    return {
+        "rows": rows, "k": k, "rl": rating, "rn": current, "nt": nt, "wt": wt, "wet": wet, "w_we": wt - wet,
+        "rtt": sum(r["rt"] for r in rows), "rct": sum(r["rc"] for r in rows) / nt, "wt_percent": 100 * wt / nt,
+    }
+
+
+def calculate_glicko(config, *, mu: float, phi: float, sigma: float, results, opponent_phi: float) -> dict:
+    """Glicko-2, one rating period with every result against the opponents' ratings as given."""
+    import math
+
+    from ratings.engines import glicko
+
+    player = glicko.GlickoRating(mu, phi, sigma)
+    opponents = [(glicko.GlickoRating(r, p if p is not None else opponent_phi, config.sigma0), w) for r, p, w in results]
+    after = glicko.rate(player, opponents, tau=config.tau)
+    share = (after.phi / glicko.SCALE) ** 2 * glicko.SCALE
+    rows = []
+    for opponent, w in opponents:
+        g = glicko.g_factor(opponent.phi)
+        e = 1.0 / (1.0 + math.exp(-g * (mu - opponent.mu) / glicko.SCALE))
+        rows.append({"r0": mu, "rc": opponent.mu, "opponent_phi": opponent.phi, "g": g, "w": w, "we": e, "w_we": w - e,
+                     "rt": share * g * (w - e)})
+    nt = len(rows)
+    wt, wet = sum(r["w"] for r in rows), sum(r["we"] for r in rows)
+    return {
+        "rows": rows, "before": player, "after": after, "rl": config.value(player), "rn": config.value(after),
+        "nt": nt, "wt": wt, "wet": wet, "w_we": wt - wet, "rtt": after.mu - mu, "wt_percent": 100 * wt / nt,
+        "active": config.is_active(after), "tau": config.tau, "multiplier": config.value_phi_multiplier,
+        "inactive_phi": config.inactive_phi,
+    }
+
+
+def calculate_knsb(config, *, rl: float, nv: int, results) -> dict:
+    """KNSB, one list period; Nv 0 means unrated: a start rating once the depot holds enough games."""
+    from ratings.engines import knsb
+
+    if nv == 0:
+        start = knsb.start_rating(
+            [(rc, w) for rc, _phi, w in results], sigma=config.sigma, min_games=config.depot_min_games,
+            nv_cap=config.nv_cap,
+        )
+        if start is None:
+            return {"start": None, "needed": config.depot_min_games, "nt": len(results)}
+        rows = [{"rc": g.rc, "w": g.w, "wx": wx} for g, wx in zip(start.games, start.wx)]
+        return {
+            "start": start, "rows": rows, "rn": start.rs, "nv": start.nv, "nt": start.nt, "wt": start.wt,
+            "rct": start.rct, "wxt": start.wxt, "extra_remise": start.extra_remise, "wt_percent": 100 * start.wt / start.nt,
+        }
+    period = knsb.rate_period(
+        rl, nv, [(None, rc, w) for rc, _phi, w in results], sigma=config.sigma, we_table=config.we_table,
+        lpr_margin=config.lpr_margin, nv_cap=config.nv_cap,
+    )
+    rows = [{"r0": r.r0, "rc": r.rc, "w": r.w, "we": r.we, "w_we": r.w - r.we, "k": r.k, "rt": r.rt, "wx": r.wx}
+            for r in period.rows]
+    return {
+        "start": False, "rows": rows, "rl": period.rl, "rn": period.rn, "nv": period.nv, "nv_before": nv,
+        "limitation": period.limitation, "nt": period.nt, "wt": period.wt, "wet": period.wet,
+        "w_we": period.wt - period.wet, "rtt": period.rtt, "rct": period.rct, "wxt": period.wxt, "lpr": period.lpr,
+        "extra_remise": period.extra_remise, "wx_extra": period.wx_extra, "wt_percent": period.wt_percent,
+    }
+
+
+# --- about the ratings ----------------------------------------------------------------------------
+
+
+def idle_periods_until_unranked(config, phi: float, sigma: float | None = None) -> int:
+    """How many idle periods until φ rises above the inactive limit (0: already unranked)."""
+    from ratings.engines import glicko
+
+    sigma = config.sigma0 if sigma is None else sigma
+    limit = config.inactive_phi
+    if phi > limit:
+        return 0
+    step = (glicko.SCALE * sigma) ** 2
+    if config.decay_cap <= limit:
+        return -1  # never: the cap keeps φ within the limit
+    periods = int((limit * limit - phi * phi) // step) + 1
+    while glicko.decay(glicko.GlickoRating(0.0, phi, sigma), periods=periods - 1, phi_cap=config.decay_cap).phi > limit:
+        periods -= 1
+    return periods
+
+
+def period_name(config) -> str:
+    return {"month": "month", "two_weeks": "two-week period", "event": "event"}[config.period]

@@ -1,0 +1,462 @@
+"""Public rating pages: they parse the query string, call the page selectors and render.
+
+Everything works without JavaScript; every filter is a GET parameter, so any view is a link.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from html import escape
+
+from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+from django_countries import countries
+from django_tables2 import RequestConfig
+from django_tables2.export import TableExport
+
+from ratings import charts, pages
+from ratings.engines.glicko import GlickoConfig
+from ratings.filters import BreakdownForm, CalculatorForm, RankingFilter
+from ratings.models import Method, RatingList, RatingSystem
+from ratings.tables import (
+    CoachEventTable, HistoryTable, ListEntryTable, ListRankingTable, RankingTable, RatingListTable, breakdown_url,
+)
+from tournaments.models import Coach, Variant
+
+PER_PAGE = 50
+EXPORT_FORMATS = {"csv"}
+
+
+def _system(slug: str) -> RatingSystem:
+    try:
+        return RatingSystem.objects.get(slug=slug, active=True)
+    except RatingSystem.DoesNotExist:
+        raise Http404(f"There is no rating system “{slug}”.") from None
+
+
+def _query_without(request, *names: str) -> str:
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return params.urlencode()
+
+
+# --- rankings -------------------------------------------------------------------------------------
+
+
+def rankings_index(request):
+    """The rating systems, each with a link to its current ranking."""
+    systems = pages.public_systems()
+    return render(request, "ratings/rankings_index.html", {"systems": systems})
+
+
+def ranking(request, system: str, month: tuple[int, int] | None = None):
+    """A ranking: the current one (/rankings/elo/ and /rankings/elo/latest/) or a stored monthly list."""
+    system = _system(system)
+    other = request.GET.get("system")
+    if other and other != system.slug:
+        # the system select submits with the filters: move to that system's page, keeping them
+        target = _system(other)
+        args = [target.slug] if month is None else [target.slug, f"{month[0]:04d}-{month[1]:02d}"]
+        name = "rankings" if month is None else "ranking_month"
+        query = _query_without(request, "system", "page", "sort")
+        return HttpResponseRedirect(reverse(name, args=args) + (f"?{query}" if query else ""))
+    rating_list = None
+    if month is None:
+        queryset = pages.ranking_current(system)
+        table_class = RankingTable
+    else:
+        rating_list = pages.rating_list_on(system, *month)
+        if rating_list is None:
+            raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
+        queryset = pages.ranking_of_list(rating_list)
+        table_class = ListRankingTable
+    filterset = RankingFilter(request.GET, queryset=queryset, per_race=system.per_race)
+    valid = filterset.is_valid()
+    data = filterset.qs if valid else queryset.none()
+    race = filterset.form.cleaned_data.get("race") if valid else None
+    variant = filterset.form.cleaned_data.get("variant") if valid else None
+    # without a race chosen the overall rank orders the list, so it comes first
+    sequence = ["overall_rank", "rank", "..."] if system.per_race and race is None else None
+    table = table_class(
+        data, system=system, inactive_rule=pages.inactive_rule(system), sequence=sequence,
+        caption=_ranking_caption(system, rating_list, filterset), exclude=["variant"] if variant else [],
+    )
+    export = request.GET.get("_export")
+    if export:
+        if export not in EXPORT_FORMATS or not TableExport.is_valid_format(export):
+            return HttpResponseBadRequest("Only ?_export=csv is offered.", content_type="text/plain")
+        RequestConfig(request, paginate=False).configure(table)
+        stamp = f"{month[0]:04d}-{month[1]:02d}" if month else timezone.now().date().isoformat()
+        return TableExport(export, table).response(filename=f"{system.slug}-ranking-{stamp}.{export}")
+    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
+    systems = pages.public_systems()
+    return render(request, "ratings/ranking.html", {
+        "system": system,
+        "systems": systems,
+        "rating_list": rating_list,
+        "filter": filterset,
+        "table": table,
+        "inactive_rule": pages.inactive_rule(system),
+        "export_query": _query_without(request, "page", "_export"),
+        "share_url": request.build_absolute_uri(),
+    })
+
+
+def _ranking_caption(system, rating_list, filterset) -> str:
+    when = f"list of {rating_list.date:%Y-%m-%d}" if rating_list else "current"
+    chosen = []
+    if filterset.is_valid():
+        data = filterset.form.cleaned_data
+        for name in ("variant", "race"):
+            if data.get(name):
+                chosen.append(str(data[name]))
+        if data.get("country"):
+            chosen.append(countries.name(data["country"]) or data["country"])
+        if data.get("active"):
+            chosen.append("ranked only")
+        if data.get("name"):
+            chosen.append(f"name “{data['name']}”")
+    return f"{system.name} ranking, {when}" + (f": {', '.join(chosen)}" if chosen else "")
+
+
+# --- coach page -----------------------------------------------------------------------------------
+
+
+def coach_detail(request, number: int):
+    """A coach's ratings in every system, record per race, history chart, events and awards."""
+    coach = get_object_or_404(Coach, number=number)
+    systems = pages.public_systems()
+    slug = request.GET.get("system") or (systems[0].slug if systems else "")
+    system = next((s for s in systems if s.slug == slug), None)
+    if system is None and systems:
+        raise Http404(f"There is no rating system “{slug}”.")
+    ratings = pages.coach_ratings(coach)
+    for rating in ratings:
+        rating.breakdown_url = breakdown_url(
+            rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
+        )
+    history = pages.coach_history(coach, system) if system else []
+    series: dict[tuple, list] = defaultdict(list)
+    for item in history:
+        label = item["race__name"] or "All races"
+        series[(label, item["variant__name"])].append((item["effective"], item["rn"]))
+    chart = None
+    if series:
+        chart = charts.line_chart(
+            [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points)
+             for (race, variant), points in series.items()],
+            title=f"{coach.name}: {system.name} rating history",
+            description=(
+                f"Step line of the rating after every {'event' if system.method == Method.NAF_ELO else 'rating period'}, "
+                f"one line per {'race' if system.per_race else 'variant'}; the same figures are in the table below."
+            ),
+            x_label="Date", y_label="Rating", step=True, x_end=timezone.now().date(),
+        )
+    noun = "event" if system is not None and system.method == Method.NAF_ELO else "period"
+    history_table = HistoryTable(history, caption=f"{system.name if system else ''}: rating after each {noun}")
+    events_table = CoachEventTable(pages.coach_events(coach), caption="Events attended, newest first")
+    return render(request, "ratings/coach.html", {
+        "coach": coach,
+        "ratings": ratings,
+        "record": pages.coach_record_per_race(coach),
+        "events_table": events_table,
+        "history_table": history_table,
+        "awards": pages.coach_awards(coach),
+        "systems": systems,
+        "system": system,
+        "history": history,
+        "chart": chart,
+    })
+
+
+# --- breakdown ------------------------------------------------------------------------------------
+
+
+def breakdown(request, number: int, system: str):
+    """How a coach's rating in one system, race and variant was computed, KNSB rating-viewer style."""
+    system = _system(system)
+    coach = get_object_or_404(Coach, number=number)
+    form = BreakdownForm(request.GET)
+    keys = pages.coach_keys(coach, system)
+    context = {
+        "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": pages.inactive_rule(system),
+        "other_systems": [s for s in pages.public_systems() if s != system], "places": 0 if system.method == Method.KNSB else 2,
+    }
+    for key in keys:
+        key.url = breakdown_url(system.slug, coach.number, key.race.slug if key.race_id else None, key.variant.slug)
+    if not form.is_valid():
+        return render(request, "ratings/breakdown.html", context, status=400)
+    race, variant = form.cleaned_data["race"], form.cleaned_data["variant"]
+    if not system.per_race:
+        race = None
+    matching = [
+        k for k in keys
+        if (variant is None or k.variant_id == variant.pk) and (not system.per_race or race is None or k.race_id == race.pk)
+    ]
+    current = matching[0] if matching else None
+    if current is not None:
+        race, variant = current.race, current.variant
+    elif variant is None or (system.per_race and race is None):
+        context["missing"] = f"{coach.name} has no {system.name} rating" + (
+            f" with {race}" if race else ""
+        ) + (f" in {variant}" if variant else "") + "."
+        return render(request, "ratings/breakdown.html", context, status=404)
+    result = pages.breakdown(
+        system=system, coach=coach, race=race, variant=variant, current=current, period=form.cleaned_data["period"] or None,
+    )
+    context["breakdown"] = result
+    context["period_options"] = _period_options(result)
+    context["multiplier"] = system.parameters.get("value_phi_multiplier", GlickoConfig.value_phi_multiplier)
+    context["period_links"] = [
+        (p, breakdown_url(system.slug, coach.number, race.slug if race else None, variant.slug, period=p.label))
+        for p in result.recent
+    ]
+    if not result.periods:
+        context["missing"] = f"{coach.name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
+        return render(request, "ratings/breakdown.html", context, status=404)
+    if result.period is None:
+        context["missing"] = f"There is no period “{form.cleaned_data['period']}” in this breakdown; choose one below."
+        return render(request, "ratings/breakdown.html", context, status=404)
+    return render(request, "ratings/breakdown.html", context)
+
+
+def _period_options(result) -> str:
+    """The <option>s of the period select, built here: a coach can have hundreds of periods."""
+    options = []
+    for p in result.periods:
+        selected = " selected" if p is result.period else ""
+        note = "" if p.summary is not None else " – no new rating"
+        options.append(f'<option value="{escape(p.label)}"{selected}>{escape(p.title)} ({p.date:%Y-%m-%d}){note}</option>')
+    return mark_safe("".join(options))
+
+
+# --- rating lists ---------------------------------------------------------------------------------
+
+
+def rating_list_index(request):
+    """Every system with its latest monthly list."""
+    systems = pages.public_systems()
+    latest = pages.latest_list_dates(systems)
+    rows = [(system, *latest.get(system.pk, (None, 0))) for system in systems]
+    return render(request, "ratings/lists_index.html", {"rows": rows})
+
+
+def rating_lists(request, system: str):
+    """The monthly lists of one system, newest first."""
+    system = _system(system)
+    table = RatingListTable(
+        RatingList.objects.filter(system=system).order_by("-date"), system=system,
+        caption=f"{system.name}: monthly rating lists, newest first",
+    )
+    RequestConfig(request, paginate={"per_page": 24}).configure(table)
+    return render(request, "ratings/lists_system.html", {"system": system, "table": table})
+
+
+def rating_list_detail(request, system: str, month: tuple[int, int]):
+    """One monthly list: counts, starters, risers and fallers."""
+    system = _system(system)
+    rating_list = pages.rating_list_on(system, *month)
+    if rating_list is None:
+        raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
+    variant = None
+    slug = request.GET.get("variant")
+    variants = list(Variant.objects.order_by("name"))
+    error = None
+    if slug:
+        variant = next((v for v in variants if v.slug == slug), None)
+        if variant is None:
+            error = f"There is no variant “{slug}”: showing every variant."
+    label = f"{system.name}, list of {rating_list.date:%Y-%m-%d}" + (f", {variant}" if variant else "")
+    starters = ListEntryTable(
+        pages.list_starters(rating_list, variant), system=system, prefix="starters-", exclude=["change"],
+        caption=f"Starters: new ratings on the {label}, with games counted and played this month",
+    )
+    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(starters)
+    risers = ListEntryTable(
+        pages.list_movers(rating_list, variant, rising=True), system=system, prefix="risers-",
+        caption=f"Risers: the largest gains since the previous list ({label})",
+    )
+    fallers = ListEntryTable(
+        pages.list_movers(rating_list, variant, rising=False), system=system, prefix="fallers-",
+        caption=f"Fallers: the largest losses since the previous list ({label})",
+    )
+    before, after = pages.list_neighbours(rating_list)
+    month_query = f"?variant={variant.slug}" if variant else ""
+    return render(request, "ratings/list_detail.html", {
+        "system": system,
+        "rating_list": rating_list,
+        "counts": pages.list_counts(rating_list, variant),
+        "starters": starters,
+        "risers": risers,
+        "fallers": fallers,
+        "before": before,
+        "after": after,
+        "variants": variants,
+        "variant": variant,
+        "error": error,
+        "month_query": month_query,
+    }, status=400 if error else 200)
+
+
+# --- calculator -----------------------------------------------------------------------------------
+
+
+def calculator(request):
+    """Anyone's results under every method, with the breakdown table of each."""
+    form = CalculatorForm(request.GET or None)
+    results = {}
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        configs = pages.calculator_configs()
+        if Method.NAF_ELO in configs:
+            system, config = configs[Method.NAF_ELO]
+            results["elo"] = (system, pages.calculate_elo(
+                config, rating=data["rating"], results=data["results"], coaches=data["coaches"], major=data["major"],
+            ))
+        if Method.GLICKO in configs:
+            system, config = configs[Method.GLICKO]
+            results["glicko"] = (system, pages.calculate_glicko(
+                config, mu=data["mu"], phi=data["phi"], sigma=data["sigma"], results=data["results"],
+                opponent_phi=data["opponent_phi"],
+            ))
+        if Method.KNSB in configs:
+            system, config = configs[Method.KNSB]
+            results["knsb"] = (system, pages.calculate_knsb(config, rl=data["rating"], nv=data["nv"], results=data["results"]))
+    status = 400 if form.is_bound and not form.is_valid() else 200
+    return render(request, "ratings/calculator.html", {"form": form, "results": results}, status=status)
+
+
+# --- about the ratings ----------------------------------------------------------------------------
+
+
+def about_ratings(request):
+    """Formulas, the parameters as configured, and charts drawn from that configuration."""
+    from ratings.engines import glicko, knsb, naf_elo
+
+    configured = pages.system_configs()
+    phi_query = request.GET.get("phi", "").strip()
+    phi_error = None
+    asked_phi = None
+    if phi_query:
+        try:
+            asked_phi = float(phi_query)
+            if not 0 < asked_phi <= 2000 or not math.isfinite(asked_phi):
+                raise ValueError
+        except ValueError:
+            asked_phi, phi_error = None, f"“{phi_query}” is not a φ: give a number above 0 and at most 2000."
+    sections = []
+    for system, config in configured:
+        section = {"system": system, "config": config, "params": _parameters(config), "rule": pages.inactive_rule(system, config)}
+        if system.method == Method.GLICKO:
+            section.update(_glicko_figures(system, config, asked_phi))
+        elif system.method == Method.NAF_ELO:
+            section["k_rows"] = [
+                (n, naf_elo.k_value(n, major=False, non_major_max=config.non_major_max, round_k=config.round_k,
+                                    major_coaches=config.major_coaches))
+                for n in (4, 8, 12, 16, 20, 24, 28, 32, 48, 60)
+            ]
+            section["k_major"] = naf_elo.k_value(
+                0, major=True, non_major_max=config.non_major_max, round_k=config.round_k, major_coaches=config.major_coaches
+            )
+        elif system.method == Method.KNSB:
+            section["k_rows"] = [(nv, knsb.k_factor(1800, nv)) for nv in (1, 6, 10, 20, 40, 60, 74, 75, 100)]
+            section["k_band"] = [(r, knsb.k_factor(r, 100)) for r in (2000, 2100, 2200, 2300, 2400, 2500)]
+        sections.append(section)
+    we_chart, we_rows = _expected_score_figures(configured)
+    return render(request, "ratings/about.html", {
+        "sections": sections, "we_chart": we_chart, "we_rows": we_rows, "asked_phi": asked_phi, "phi_error": phi_error,
+        "phi_query": phi_query, "glicko_scale": glicko.SCALE,
+    }, status=400 if phi_error else 200)
+
+
+def _parameters(config) -> list[tuple[str, str]]:
+    params = config.as_params()
+    out = []
+    for name, value in params.items():
+        if name == "initial_list":
+            value = f"{len(value)} imported entries" if value else "none"
+        elif isinstance(value, list):
+            value = ", ".join(map(str, value)) or "none"
+        elif value is None:
+            value = "none (default)"
+        out.append((name, str(value)))
+    return out
+
+
+def _glicko_figures(system, config, asked_phi) -> dict:
+    from ratings.engines import glicko
+
+    unit = pages.period_name(config)
+    horizon = 120 if config.period == "month" else 240
+    sigma = config.sigma0
+    starts = [p for p in (30, 50, 60, 90) if p < config.inactive_phi] or [config.inactive_phi / 2]
+    series = []
+    for start in starts:
+        points = [(n, glicko.decay(glicko.GlickoRating(0.0, start, sigma), periods=n, phi_cap=config.decay_cap).phi)
+                  for n in range(0, horizon + 1, 2)]
+        series.append(charts.Series(f"from φ {start:g}", points))
+    growth = charts.line_chart(
+        series,
+        title=f"{system.name}: φ growth when idle",
+        description=(
+            f"φ after 0 to {horizon} idle {unit}s at σ = {sigma:g}, from several starting values; φ² grows by "
+            f"(173.7178·σ)² each {unit}, capped at {config.decay_cap:g}. The dashed line is the rank limit "
+            f"{config.inactive_phi:g}. The table gives the same figures."
+        ),
+        x_label=f"idle {unit}s", y_label="φ", guides=((config.inactive_phi, f"rank limit φ {config.inactive_phi:g}"),),
+    )
+    growth_rows = [
+        (n, [glicko.decay(glicko.GlickoRating(0.0, s, sigma), periods=n, phi_cap=config.decay_cap).phi for s in starts])
+        for n in (0, 6, 12, 18, 24, 36, 48, 60, 90, 120) if n <= horizon
+    ]
+    lapse_starts = [p for p in range(30, int(config.inactive_phi) + 1, 10)]
+    lapse = [(p, pages.idle_periods_until_unranked(config, p)) for p in lapse_starts]
+    lapse_chart = charts.line_chart(
+        [charts.Series("idle periods until no rank", [(p, n) for p, n in lapse if n >= 0])],
+        title=f"{system.name}: idle {unit}s until the rank lapses",
+        description=(
+            f"How many {unit}s without a game take φ above {config.inactive_phi:g}, for a starting φ from "
+            f"{lapse_starts[0] if lapse_starts else 0} to {config.inactive_phi:g} (σ = {sigma:g}). Same figures in the table."
+        ),
+        x_label="φ now", y_label=f"idle {unit}s",
+    )
+    figures = {
+        "growth_chart": growth, "growth_starts": starts, "growth_rows": growth_rows, "lapse_chart": lapse_chart,
+        "lapse_rows": lapse, "unit": unit, "step": (glicko.SCALE * sigma) ** 2,
+    }
+    if asked_phi is not None:
+        figures["asked"] = (asked_phi, pages.idle_periods_until_unranked(config, asked_phi))
+    return figures
+
+
+def _expected_score_figures(configured):
+    """We against the rating difference: NAF Elo (its own 150-point scale), KNSB and Glicko E."""
+    from ratings.engines import glicko, knsb, naf_elo
+
+    methods = {system.method: (system, config) for system, config in reversed(configured)}
+    series, rows = [], []
+    diffs = list(range(-600, 601, 25))
+    if Method.KNSB in methods:
+        config = methods[Method.KNSB][1]
+        series.append(charts.Series("KNSB We = Φ(d/σ)", [(d, knsb.expected_score(d, sigma=config.sigma, table=config.we_table)) for d in diffs]))
+    if Method.GLICKO in methods:
+        g = glicko.g_factor(60.0)
+        series.append(charts.Series("Glicko E, opponent φ 60", [(d, 1 / (1 + math.exp(-g * d / glicko.SCALE))) for d in diffs]))
+    if Method.NAF_ELO in methods:
+        series.append(charts.Series("NAF Elo P (its 150-point scale)", [(d, naf_elo.win_probability(d, 0.0)) for d in diffs]))
+    if not series:
+        return None, []
+    chart = charts.line_chart(
+        series, title="Expected score against the rating difference",
+        description="Expected score (0 to 1) of the better or worse rated side for a rating difference from −600 to 600, "
+        "under each method as configured. The table gives the same figures every 100 points.",
+        x_label="rating difference R0 − Rc", y_label="expected score",
+        guides=((0.5, "0.5"),),
+    )
+    for d in range(-600, 601, 100):
+        rows.append((d, [dict(s.points)[d] for s in series]))
+    return {"chart": chart, "labels": [s.label for s in series]}, rows

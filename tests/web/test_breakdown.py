@@ -1,0 +1,132 @@
+"""The breakdown: KNSB rating-viewer layout, every figure read from stored calculation rows."""
+import pytest
+
+from ratings.engines import glicko
+from ratings.models import CalculationRow, PeriodSummary
+from tests.web.conftest import table
+
+pytestmark = pytest.mark.django_db
+
+
+def game_rows(response):
+    found = table(response, "game by game") if "game by game" in response.content.decode() else table(response, "opponents")
+    return found["header"], found["rows"]
+
+
+def test_elo_breakdown_shows_the_known_figures_of_the_four_coach_event(client, league):
+    dutch = league["dutch"]
+    response = client.get(f"/coaches/101/breakdown/elo/?race=human&variant=blood-bowl-2020&period=event:{dutch.pk}")
+    assert response.status_code == 200
+    header, rows = game_rows(response)
+    assert header == ["ID", "Opponent", "Race", "Date", "R0", "Rc", "W", "We", "W−We", "k", "Rt"]
+    (period_class, period), (first_class, first), (second_class, second) = rows
+    assert period_class == "period"
+    assert period == ["Dutch Open", "2024-03-02", "150.00", "150.00", "1.0", "1.008", "-0.008", "", "-0.03"]
+    # Round 1: W (150) beats X (150), K = 4: We 0.5, Rt +2.00
+    assert (first_class, first) == ("counted", ["102", "Bert Smith", "Orc", "2024-03-02", "150.00", "150.00", "1.0", "0.500", "+0.500", "4.00", "+2.00"])
+    # Round 2: W (152) loses to Y (150): P = 0.507675, Rt = −2.03
+    assert second == ["103", "Cees de Vries", "Human", "2024-03-02", "152.00", "150.00", "0.0", "0.508", "-0.508", "4.00", "-2.03"]
+    block = table(response, "new rating")
+    assert block["header"] == ["Rl", "Rn", "Rct", "Wt", "Wt%", "Nt", "Wet", "Rtt"]
+    assert block["rows"][0][1] == ["150.00", "149.97", "150.00", "1.0", "50.0", "2", "1.008", "-0.03"]
+
+
+def test_the_latest_period_is_shown_by_default(client, league):
+    response = client.get("/coaches/101/breakdown/elo/")
+    assert response.status_code == 200
+    assert response.context["breakdown"].period.title == "Summer League"
+    assert table(response, "game by game")["caption"].startswith("Summer League")
+
+
+def test_a_forfeit_is_red_with_a_numbered_footnote(client, league):
+    cup = league["cup"]
+    response = client.get(f"/coaches/101/breakdown/elo/?race=human&variant=blood-bowl-2020&period=event:{cup.pk}")
+    _, rows = game_rows(response)
+    excluded = [(cls, cells) for cls, cells in rows if cls == "excluded"]
+    assert len(excluded) == 1
+    assert excluded[0][1][:2] == ["106", "Fay Brown1)"]  # name, then the footnote mark
+    assert excluded[0][1][4:] == ["", "", "0.5", "", "", "", ""]  # no R0, Rc, We, k or Rt: it does not count
+    html = response.content.decode()
+    assert '<li id="fn-1" value="1">forfeit</li>' in html
+    assert 'href="#fn-1"' in html
+
+
+def test_an_unsanctioned_event_is_listed_with_its_footnote_and_no_new_rating(client, league):
+    bash = league["bash"]
+    response = client.get(f"/coaches/101/breakdown/elo/?race=human&variant=blood-bowl-2020&period=event:{bash.pk}")
+    assert response.status_code == 200
+    _, rows = game_rows(response)
+    assert [cls for cls, _ in rows] == ["period", "excluded"]
+    html = response.content.decode()
+    assert ">event not sanctioned</li>" in html
+    assert "No new rating from this event" in html
+
+
+def test_knsb_depot_games_have_their_own_colour_and_depot_date(client, league):
+    summary = PeriodSummary.objects.get(system__slug="knsb", coach=league["anna"], is_start=True)
+    response = client.get(f"/coaches/101/breakdown/knsb/?variant=blood-bowl-2020&period={summary.period}")
+    header, rows = game_rows(response)
+    assert header == ["ID", "Opponent", "Race", "Date", "Lijstdatum", "R0", "Rc", "W", "We", "W−We", "k", "Rt", "Wx"]
+    depot = [cells for cls, cells in rows if cls == "depot"]
+    stored = CalculationRow.objects.filter(system__slug="knsb", coach=league["anna"], period=summary.period, depot_date__isnull=False)
+    assert len(depot) == stored.count() == 8
+    first = stored.select_related("opponent").order_by("played_at", "game_id").first()
+    assert depot[0][4] == f"{first.list_date:%Y-%m-%d} depot {first.depot_date:%Y-%m-%d}"
+    assert depot[0][6] == f"{first.rc:.0f}" and depot[0][12] == f"{first.wx:.3f}"
+    block = table(response, "new rating")
+    row = dict(zip(block["header"], block["rows"][0][1]))
+    assert row["Rl"] == "unrated"
+    assert row["Rn"] == row["LPR"] == f"{summary.rn:.0f}"
+    assert row["Nv"] == str(summary.nv) and row["Limitation"] == "start rating from the depot"
+    assert "rated at the bootstrap rating" in response.content.decode()
+
+
+def test_glicko_breakdown_shows_opponents_mu_phi_g_and_e_and_the_resulting_mu_phi_sigma(client, league):
+    response = client.get("/coaches/101/breakdown/glicko/?race=human&variant=blood-bowl-2020&period=2024-03")
+    header, rows = game_rows(response)
+    assert header == ["ID", "Opponent", "Race", "Date", "μ", "Opp. μ", "Opp. φ", "g(φ)", "W", "E", "W−E", "Δμ"]
+    bert_row = CalculationRow.objects.get(system__slug="glicko", coach=league["anna"], opponent=league["bert"], period="2024-03")
+    assert rows[1][1] == [
+        "102", "Bert Smith", "Orc", "2024-03-02", "1500.00", "1500.00", "350.00", f"{glicko.g_factor(350):.4f}",
+        "1.0", "0.500", "+0.500", f"{bert_row.rt:+.2f}",
+    ]
+    summary = PeriodSummary.objects.get(system__slug="glicko", coach=league["anna"], period="2024-03")
+    block = table(response, "new rating")
+    assert block["rows"][0][1] == ["Before", "1500.00", "350.00", "0.06000", f"{1500 - 2.5 * 350:.2f}"]
+    assert block["rows"][1][1] == ["After", f"{summary.mu:.2f}", f"{summary.phi:.2f}", f"{summary.sigma:.5f}", f"{summary.rn:.2f}"]
+
+
+def test_pooled_system_breakdown_needs_no_race(client, league):
+    response = client.get("/coaches/101/breakdown/global-glicko/?race=orc")
+    assert response.status_code == 200
+    assert response.context["breakdown"].race is None
+
+
+def test_last_four_periods_are_one_click_away(client, league):
+    response = client.get("/coaches/101/breakdown/elo/")
+    found = table(response, "last four")
+    assert [cells[0] for _, cells in found["rows"]] == ["Summer League", "Utrecht Cup", "Dutch Open"]
+    html = response.content.decode()
+    assert f'href="/coaches/101/breakdown/elo/?race=human&amp;variant=blood-bowl-2020&amp;period=event%3A{league["dutch"].pk}"' in html
+
+
+@pytest.mark.parametrize("url, status, message", [
+    ("/coaches/101/breakdown/elo/?race=wizards", 400, "Select a valid choice"),
+    ("/coaches/101/breakdown/elo/?race=orc", 404, "Anna Jansen has no NAF Elo rating with Orc"),
+    ("/coaches/101/breakdown/elo/?period=event:999999", 404, "There is no period"),
+    ("/coaches/101/breakdown/elo/?period=" + "x" * 30, 400, "at most 20 characters"),
+    ("/coaches/101/breakdown/chess/", 404, ""),
+    ("/coaches/999/breakdown/elo/", 404, ""),
+])
+def test_tampered_breakdown_urls_get_clear_answers(client, league, url, status, message):
+    response = client.get(url)
+    assert response.status_code == status
+    assert message in response.content.decode()
+
+
+def test_breakdown_query_count_is_fixed(client, league, django_assert_num_queries):
+    # system, coach, keys, systems, summaries, periods, event names, rows
+    with django_assert_num_queries(8):
+        client.get("/coaches/101/breakdown/elo/")
+    with django_assert_num_queries(8):  # and the variant of the query string
+        client.get("/coaches/101/breakdown/knsb/?variant=blood-bowl-2020")

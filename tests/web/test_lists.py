@@ -1,0 +1,90 @@
+"""Monthly rating lists: counts, starters with games counted and played, risers and fallers."""
+import pytest
+
+from ratings.models import RatingList, RatingListEntry
+from tests.web.conftest import column, table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_index_shows_each_system_with_its_latest_list(client, league):
+    response = client.get("/lists/")
+    assert response.status_code == 200
+    rows = table(response, "Monthly lists per rating system")["rows"]
+    elo_lists = RatingList.objects.filter(system__slug="elo").count()
+    assert rows[0][1] == ["NAF Elo", "2024-09-01", str(elo_lists)]
+    assert 'href="/lists/knsb/2024-09/"' in response.content.decode()
+
+
+def test_system_page_lists_every_list_newest_first(client, league):
+    response = client.get("/lists/elo/")
+    found = table(response, "monthly rating lists")
+    assert column(found, "List of")[:3] == ["2024-09-01", "2024-08-01", "2024-07-01"]
+    july = RatingList.objects.get(system__slug="elo", date="2024-07-01")
+    assert found["rows"][2][1][1:] == [str(july.rated), str(july.ranked), str(july.starters)]
+
+
+def test_knsb_starters_with_games_counted_and_played(client, league):
+    response = client.get("/lists/knsb/2024-07/")
+    assert response.status_code == 200
+    found = table(response, "Starters")
+    starters = RatingListEntry.objects.filter(
+        rating_list__system__slug="knsb", rating_list__date="2024-07-01", change__isnull=True
+    ).select_related("coach").order_by("-value", "coach__number")
+    assert len(starters) == 6  # everyone of the league with six games in the depot
+    assert [cells for _, cells in found["rows"]] == [
+        [s.coach.name, str(s.coach.number), "Blood Bowl 2020", f"{s.value:.2f}", str(s.games_counted), str(s.games_played)]
+        for s in starters
+    ]
+    anna = next(s for s in starters if s.coach.name == "Anna Jansen")
+    assert (anna.games_counted, anna.games_played) == (8, 8)  # the eight depot games the start rating rests on
+
+
+def test_risers_and_fallers_since_the_previous_list(client, league):
+    response = client.get("/lists/elo/2024-07/")
+    risers = table(response, "Risers")
+    entries = RatingListEntry.objects.filter(rating_list__system__slug="elo", rating_list__date="2024-07-01").select_related("coach")
+    gains = sorted((e for e in entries if e.change and e.change > 0), key=lambda e: (-e.change, e.coach.number))
+    assert column(risers, "Coach") == [e.coach.name for e in gains]
+    assert dict(zip(column(risers, "Coach"), column(risers, "Change")))["Anna Jansen"] == "+2.23"  # 151.97 → 154.20
+    fallers = table(response, "Fallers")
+    losses = sorted((e for e in entries if e.change is not None and e.change < 0), key=lambda e: (e.change, e.coach.number))
+    assert column(fallers, "Coach") == [e.coach.name for e in losses]
+    assert all(value.startswith("-") for value in column(fallers, "Change"))
+
+
+def test_counts_and_neighbour_links(client, league):
+    response = client.get("/lists/elo/2024-07/")
+    july = RatingList.objects.get(system__slug="elo", date="2024-07-01")
+    assert response.context["counts"]["rated"] == july.rated
+    html = response.content.decode()
+    assert 'href="/lists/elo/2024-06/"' in html and 'href="/lists/elo/2024-08/"' in html
+    assert 'href="/rankings/elo/2024-07/"' in html
+
+
+def test_variant_filter_narrows_the_list(client, league):
+    response = client.get("/lists/knsb/2024-07/?variant=sevens")
+    assert response.status_code == 200
+    assert table(response, "Starters")["rows"] == [("", ["None on this list."])]
+    assert response.context["counts"]["rated"] == 0
+
+
+@pytest.mark.parametrize("url, status", [
+    ("/lists/chess/", 404),
+    ("/lists/elo/2024-13/", 404),
+    ("/lists/elo/2030-01/", 404),
+    ("/lists/elo/2024-07/?variant=croquet", 400),
+    ("/lists/elo/2024-07/?starters-page=abc", 200),
+])
+def test_tampered_list_urls(client, league, url, status):
+    assert client.get(url).status_code == status
+
+
+def test_list_pages_query_counts(client, league, django_assert_num_queries):
+    with django_assert_num_queries(2):  # systems, latest dates
+        client.get("/lists/")
+    with django_assert_num_queries(3):  # system, count, page
+        client.get("/lists/elo/")
+    # system, list, variants, starters count and page, risers, fallers, neighbours (2), changed count
+    with django_assert_num_queries(10):
+        client.get("/lists/knsb/2024-07/")

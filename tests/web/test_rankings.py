@@ -1,0 +1,202 @@
+"""Rankings: one list per system, filtered in the query string, "-" for unranked entries, CSV export."""
+import csv
+import io
+
+import pytest
+
+from ratings.models import CurrentRating, RatingListEntry
+from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.web.conftest import column, recalculate_all, table
+
+pytestmark = pytest.mark.django_db
+
+
+def ranking_table(response):
+    return table(response, "ranking")
+
+
+def test_rankings_index_lists_every_active_system(client, league):
+    response = client.get("/rankings/")
+    assert response.status_code == 200
+    rows = table(response, "Rating systems")["rows"]
+    assert [cells[0] for _, cells in rows] == ["NAF Elo", "NAF Glicko", "Global Glicko", "KNSB list rating"]
+
+
+def test_elo_ranking_lists_ranked_entries_best_first_and_unranked_last(client, league):
+    found = ranking_table(client.get("/rankings/elo/"))
+    ranked = CurrentRating.objects.filter(system__slug="elo", overall_rank__isnull=False).select_related("coach")
+    expected = [(c.coach.name, f"{c.value:.2f}") for c in sorted(ranked, key=lambda c: (-c.value, c.coach.number))]
+    names, values = column(found, "Coach"), column(found, "Rating")
+    assert list(zip(names, values))[: len(expected)] == expected
+    assert column(found, "Overall")[: len(expected)] == [str(c.overall_rank) for c in sorted(ranked, key=lambda c: c.overall_rank)]
+    # Gus and Hal last played in January 2022: more than 24 months ago, so no rank
+    assert set(names[len(expected):]) == {"Gus Martin", "Hal Dubois"}
+    assert column(found, "Overall")[len(expected):] == ["-", "-"]
+    assert column(found, "Rank")[len(expected):] == ["-", "-"]
+
+
+def test_the_dash_carries_the_rule_in_place(client, league):
+    html = client.get("/rankings/elo/").content.decode()
+    assert '<abbr title="No rank after 24 months without a counted game.' in html
+    assert 'href="/about/ratings/#inactive"' in html
+
+
+def test_an_inactive_glicko_key_shows_a_dash_and_keeps_mu_phi_and_value(client, league):
+    anna = CurrentRating.objects.get(system__slug="glicko", coach=league["anna"])
+    assert anna.phi > 100 and anna.rank is None
+    response = client.get("/rankings/glicko/?name=Anna")
+    found = ranking_table(response)
+    assert found["header"][:2] == ["Overall", "Rank"]
+    assert {"μ", "φ", "Rating"} <= set(found["header"])
+    (row_class, cells), = found["rows"]
+    row = dict(zip(found["header"], cells))
+    assert (row["Rank"], row["Overall"]) == ("-", "-")
+    assert (row["μ"], row["φ"], row["Rating"]) == (f"{anna.mu:.2f}", f"{anna.phi:.2f}", f"{anna.value:.2f}")
+    assert "No rank while φ is above 100" in response.content.decode()
+
+
+def test_filter_by_race_and_country(client, league):
+    found = ranking_table(client.get("/rankings/elo/?race=orc&country=GB"))
+    assert column(found, "Coach") == ["Bert Smith"]
+    assert "Variant" in found["header"]
+    assert "Variant" not in ranking_table(client.get("/rankings/elo/?variant=blood-bowl-2020"))["header"]
+    assert found["header"][:2] == ["Rank", "Overall"]  # a race is chosen: its rank comes first
+    assert "Orc" in found["caption"] and "United Kingdom" in found["caption"]
+
+
+def test_name_filter_finds_a_coach_by_name_or_number(client, league):
+    assert column(ranking_table(client.get("/rankings/elo/?name=de+vries")), "Coach") == ["Cees de Vries"]
+    assert column(ranking_table(client.get("/rankings/elo/?name=104")), "Coach") == ["Dirk Müller"]
+
+
+def test_active_only_hides_the_dash_entries(client, league):
+    names = column(ranking_table(client.get("/rankings/elo/?active=on")), "Coach")
+    assert "Gus Martin" not in names and len(names) == 6
+
+
+def test_every_name_links_to_its_breakdown(client, league):
+    html = client.get("/rankings/elo/?name=Anna").content.decode()
+    assert '<a href="/coaches/101/breakdown/elo/?race=human&amp;variant=blood-bowl-2020">Anna Jansen</a>' in html
+
+
+def test_sorting_by_a_column_keeps_the_filters(client, league):
+    found = ranking_table(client.get("/rankings/elo/?country=NL&sort=coach"))
+    assert column(found, "Coach") == ["Anna Jansen", "Cees de Vries", "Eva Bakker"]
+    descending = ranking_table(client.get("/rankings/elo/?country=NL&sort=-value"))
+    values = [float(v) for v in column(descending, "Rating")]
+    assert values == sorted(values, reverse=True)
+
+
+def test_change_columns_compare_with_the_last_full_month(client, league):
+    anna = CurrentRating.objects.get(system__slug="elo", coach=league["anna"])
+    found = ranking_table(client.get("/rankings/elo/?name=Anna"))
+    row = dict(zip(found["header"], found["rows"][0][1]))
+    assert row["Change"] == f"{anna.value_change:+.2f}"
+    assert row["Last played"] == "2024-06-02"
+
+
+def test_csv_export_is_exactly_the_filtered_table(client, league):
+    page = ranking_table(client.get("/rankings/elo/?country=NL&sort=coach"))
+    response = client.get("/rankings/elo/?country=NL&sort=coach&_export=csv")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert "elo-ranking-" in response["Content-Disposition"]
+    header, *rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert header == page["header"]
+    assert rows == [cells for _, cells in page["rows"]]
+    assert [r[header.index("Coach")] for r in rows] == ["Anna Jansen", "Cees de Vries", "Eva Bakker"]
+
+
+def test_csv_export_holds_every_page_not_only_the_first(client, league, settings):
+    from ratings import views
+
+    original, views.PER_PAGE = views.PER_PAGE, 2
+    try:
+        assert len(ranking_table(client.get("/rankings/elo/"))["rows"]) == 2
+        rows = list(csv.reader(io.StringIO(client.get("/rankings/elo/?_export=csv").content.decode())))[1:]
+    finally:
+        views.PER_PAGE = original
+    assert len(rows) == CurrentRating.objects.filter(system__slug="elo").count() == 8
+
+
+def test_stored_month_permalink_shows_that_list(client, league):
+    response = client.get("/rankings/elo/2024-07/")
+    assert response.status_code == 200
+    found = ranking_table(response)
+    assert "list of 2024-07-01" in found["caption"]
+    entries = RatingListEntry.objects.filter(rating_list__system__slug="elo", rating_list__date="2024-07-01")
+    assert sorted(column(found, "Coach")) == sorted(e.coach.name for e in entries.select_related("coach"))
+    assert {"Change", "Counted", "Played"} <= set(found["header"])
+    assert not {"Rank change", "Last played"} & set(found["header"])  # current-ranking columns
+
+
+def test_latest_permalink_is_the_current_ranking(client, league):
+    latest = ranking_table(client.get("/rankings/elo/latest/"))
+    current = ranking_table(client.get("/rankings/elo/"))
+    assert latest["rows"] == current["rows"]
+
+
+def test_system_select_moves_to_that_system_keeping_the_filters(client, league):
+    response = client.get("/rankings/elo/?system=knsb&country=NL&page=3")
+    assert response.status_code == 302
+    assert response["Location"] == "/rankings/knsb/?country=NL"
+
+
+def test_pooled_systems_have_no_race_filter_or_column(client, league):
+    response = client.get("/rankings/knsb/")
+    assert "race" not in response.context["filter"].form.fields
+    assert "Race" not in ranking_table(response)["header"]
+    assert "Nv" in ranking_table(response)["header"]
+
+
+@pytest.mark.parametrize("url, status", [
+    ("/rankings/chess/", 404),
+    ("/rankings/chess/?_export=csv", 404),
+    ("/rankings/elo/?system=chess", 404),
+    ("/rankings/elo/2024-13/", 404),
+    ("/rankings/elo/1999-01/", 404),
+    ("/rankings/elo/?page=abc", 200),
+    ("/rankings/elo/?page=99999", 200),
+    ("/rankings/elo/?sort=nonsense", 200),
+    ("/rankings/elo/?_export=xlsx", 400),
+])
+def test_tampered_urls_get_clear_answers(client, league, url, status):
+    assert client.get(url).status_code == status
+
+
+def test_a_bad_race_is_a_form_error_and_no_rows(client, league):
+    response = client.get("/rankings/elo/?race=wizards")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Some filters could not be used" in html and "Select a valid choice" in html
+    assert ranking_table(response)["rows"] == [("", ["No ratings match these filters."])]
+
+
+def test_page_abc_shows_the_first_page(client, league):
+    assert ranking_table(client.get("/rankings/elo/?page=abc"))["rows"] == ranking_table(client.get("/rankings/elo/"))["rows"]
+
+
+def test_ranking_queries_do_not_grow_with_the_number_of_rows(client, league, django_assert_num_queries):
+    # system, count, page, variant choices, race choices, country choices, systems for the select
+    with django_assert_num_queries(7):
+        client.get("/rankings/elo/")
+    more = CoachFactory.create_batch(10)
+    event = EventFactory(name="More")
+    round_ = RoundFactory(event=event)
+    for home, away in zip(more[0::2], more[1::2]):
+        play(round_, home, away, (1, 0))
+    recalculate_all()
+    with django_assert_num_queries(7):
+        response = client.get("/rankings/elo/")
+    assert len(ranking_table(response)["rows"]) == 18
+
+
+def test_filtered_list_and_month_pages_query_counts(client, league, django_assert_num_queries):
+    with django_assert_num_queries(1):  # the systems
+        client.get("/rankings/")
+    with django_assert_num_queries(8):  # and the chosen race
+        client.get("/rankings/elo/?race=orc&country=GB&active=on&name=b")
+    with django_assert_num_queries(8):  # and the list itself
+        client.get("/rankings/elo/2024-07/")
+    with django_assert_num_queries(3):  # system, country choices, every row
+        client.get("/rankings/elo/?_export=csv")
