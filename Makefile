@@ -25,6 +25,7 @@ demo: migrate
 	$(PY) manage.py import_fumbbl $(NAF_DATA)/fumbbl_matches.csv
 	$(PY) manage.py seed_demo
 	$(PY) manage.py recalculate
+	$(PY) manage.py refresh_stats
 	$(PY) manage.py runserver $(HOST)
 
 chromium:

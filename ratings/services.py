@@ -76,11 +76,16 @@ def recalculation_request(
 def recalculation_request_all(
     *, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None
 ) -> list[RecalculationRun]:
-    """One queued run for every active system (a change to the record affects them all)."""
-    return [
+    """One queued run for every active system (a change to the record affects them all), and a
+    rebuild of the statistics summaries, which count the same games."""
+    from stats.tasks import refresh_summaries
+
+    runs = [
         recalculation_request(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by)
         for system in RatingSystem.objects.filter(active=True)
     ]
+    transaction.on_commit(refresh_summaries.delay)
+    return runs
 
 
 def rating_system_update(*, system: RatingSystem, actor, **changes) -> RatingSystem:

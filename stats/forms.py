@@ -1,0 +1,102 @@
+"""Forms of the statistics pages that choose coaches rather than filter games."""
+from django import forms
+
+from ratings.models import RatingSystem
+from tournaments.models import Coach, Race, Variant
+
+from .filters import CoachNumberField, FastSelect
+from .selectors import HEAD_TO_HEAD_MAX
+
+HEAD_TO_HEAD_SLOTS = HEAD_TO_HEAD_MAX
+
+
+def coach_lookup(text: str) -> Coach:
+    """A coach by federation number, by exact name, or by the one name containing the text."""
+    text = text.strip()
+    if text.isdigit():
+        coach = Coach.objects.filter(number=int(text)).first()
+        if coach is None:
+            raise forms.ValidationError(f"No coach has the federation number {text}.")
+        return coach
+    exact = list(Coach.objects.filter(name__iexact=text)[:2])
+    if len(exact) == 1:
+        return exact[0]
+    candidates = exact or list(Coach.objects.filter(name__icontains=text).order_by("name", "number")[:6])
+    if not candidates:
+        raise forms.ValidationError(f"No coach is called “{text}”.")
+    if len(candidates) > 1:
+        shown = ", ".join(f"{c.name} ({c.number})" for c in candidates[:5])
+        more = " and more" if len(candidates) > 5 else ""
+        raise forms.ValidationError(f"“{text}” matches several coaches: {shown}{more}. Use a federation number.")
+    return candidates[0]
+
+
+class RepeatedTextInput(forms.TextInput):
+    """One query parameter given several times (?coach=1&coach=2): the field sees the list."""
+
+    def value_from_datadict(self, data, files, name):
+        return data.getlist(name) if hasattr(data, "getlist") else data.get(name, [])
+
+
+class CoachListField(forms.Field):
+    widget = RepeatedTextInput
+
+    def __init__(self, *, max_coaches: int, **kwargs):
+        self.max_coaches = max_coaches
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        return [text.strip() for text in (value or []) if text and text.strip()]
+
+    def validate(self, value):
+        if len(value) > self.max_coaches:
+            raise forms.ValidationError(
+                f"Head-to-head compares at most {self.max_coaches} coaches; you chose {len(value)}. Remove {len(value) - self.max_coaches}."
+            )
+
+    def clean(self, value):
+        texts = self.to_python(value)
+        self.validate(texts)
+        coaches, errors = [], []
+        for text in texts:
+            try:
+                coach = coach_lookup(text)
+            except forms.ValidationError as error:
+                errors.extend(error.messages)
+                continue
+            if coach not in coaches:
+                coaches.append(coach)
+        if errors:
+            raise forms.ValidationError(errors)
+        return coaches
+
+
+class HeadToHeadForm(forms.Form):
+    coach = CoachListField(max_coaches=HEAD_TO_HEAD_MAX, required=False, label="Coaches (name or federation number)")
+
+    def entered(self) -> list[str]:
+        """What was typed, for the inputs to show again (at least the eight slots)."""
+        values = [v for v in self.data.getlist("coach")] if hasattr(self.data, "getlist") else []
+        return values + [""] * max(0, HEAD_TO_HEAD_SLOTS - len(values))
+
+
+class RankOverTimeForm(forms.Form):
+    coach = CoachNumberField(required=False, label="Coach (federation number)")
+    system = forms.ModelChoiceField(
+        queryset=RatingSystem.objects.filter(active=True), to_field_name="slug", required=False, empty_label=None, widget=FastSelect,
+        label="Rating system", error_messages={"invalid_choice": "No rating system is called “%(value)s”."},
+    )
+    race = forms.ModelChoiceField(
+        queryset=Race.objects.all(), to_field_name="slug", required=False, empty_label="Choose a race", label="Race", widget=FastSelect,
+        error_messages={"invalid_choice": "No race is called “%(value)s”."},
+    )
+    variant = forms.ModelChoiceField(
+        queryset=Variant.objects.all(), to_field_name="slug", required=False, empty_label="Any variant", label="Variant", widget=FastSelect,
+        error_messages={"invalid_choice": "No variant is called “%(value)s”."},
+    )
+
+    def clean_system(self):
+        return self.cleaned_data.get("system") or RatingSystem.objects.filter(active=True).order_by("display_order", "name").first()
+
+    def messages(self) -> list[str]:
+        return [f"{self.fields[name].label}: {error}" for name, errors in self.errors.items() for error in errors]

@@ -1,0 +1,125 @@
+"""Writes of the statistics app: rebuilding the summary tables from the federation's record."""
+import time
+
+from django.db import connection, transaction
+from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
+from django.db.models.functions import ExtractYear
+from django.utils import timezone
+
+from tournaments.models import EventStatus, Game, GameSide
+
+from .models import ROLL_UPS, SLICE, CoachRaceSummary, CoachSummary, EventSummary, RaceMatchupSummary, SummaryRefresh
+
+
+def _slice_of(prefix: str) -> dict:
+    """The slice columns of a row reached through its event (`prefix` is the path to the event)."""
+    return {
+        "s_variant": F(f"{prefix}variant"),
+        "s_country": F(f"{prefix}country"),
+        "s_year": ExtractYear(f"{prefix}start_date"),
+        "s_sanctioned": Case(
+            When(**{f"{prefix}status": EventStatus.SANCTIONED}, then=Value(True)),
+            default=Value(False),
+            output_field=BooleanField(),
+        ),
+    }
+
+
+def _record() -> dict:
+    return {
+        "s_games": Count("id"),
+        "s_wins": Count("id", filter=Q(score=1)),
+        "s_draws": Count("id", filter=Q(score=0.5)),
+        "s_losses": Count("id", filter=Q(score=0)),
+    }
+
+
+def _insert_select(model, queryset: QuerySet, columns: list[str]) -> None:
+    """INSERT INTO the model's table the rows of a grouped queryset, in one statement in the database.
+
+    `columns` are model field names; the queryset names each one `s_<field>`.
+    """
+    sql, params = queryset.query.sql_with_params()
+    quote = connection.ops.quote_name
+    targets = ", ".join(quote(model._meta.get_field(name).column) for name in columns)
+    sources = ", ".join(quote(f"s_{name}") for name in columns)
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {quote(model._meta.db_table)} ({targets}) SELECT {sources} FROM ({sql}) sub", params)
+
+
+RECORD = ("games", "wins", "draws", "losses")
+
+
+def _roll_up(model, keys: list[str], totals: tuple[str, ...]) -> None:
+    """Add the roll-up rows: for each combination in ROLL_UPS, the sums over all values (NULL) of the other columns.
+
+    Sums are exact because an event lies in exactly one slice (so even events add up).
+    """
+    base = model.objects.filter(**{f"{column}__isnull": False for column in SLICE}).order_by()
+    for kept in ROLL_UPS:
+        kept = [column for column in SLICE if column in kept]
+        sums = {f"s_{name}": Sum(name) for name in totals}
+        if "countries" in totals and "country" not in kept:
+            sums["s_countries"] = Count("country", distinct=True, filter=~Q(country=""))
+        rows = base.values(**{f"s_{name}": F(name) for name in (*keys, *kept)}).annotate(**sums)
+        _insert_select(model, rows, [*keys, *kept, *totals])
+
+
+def _played_sides() -> QuerySet:
+    """Every coach's side of every game with an opponent (byes are not games for statistics)."""
+    return GameSide.objects.filter(opponent__isnull=False).order_by()
+
+
+@transaction.atomic
+def summaries_refresh() -> SummaryRefresh:
+    """Rebuild every summary table from the games as they are now, in one transaction.
+
+    Call it after anything changes games or events: a recalculation run, an import, a merge.
+    Readers see the old figures until it commits.
+    """
+    started = time.perf_counter()
+    for model in (EventSummary, RaceMatchupSummary, CoachSummary, CoachRaceSummary):
+        model.objects.all().delete()
+    record_columns = [*SLICE, "games", "wins", "draws", "losses"]
+
+    events = (
+        Game.objects.filter(away_coach__isnull=False).order_by()
+        .values(s_event=F("event"), **_slice_of("event__"))
+        .annotate(s_games=Count("id"))
+    )
+    _insert_select(EventSummary, events, ["event", *SLICE, "games"])
+
+    matchups = (
+        _played_sides()
+        .values(s_race=F("race"), s_opponent_race=F("opponent_race"), **_slice_of("event__"))
+        .annotate(**_record())
+    )
+    _insert_select(RaceMatchupSummary, matchups, ["race", "opponent_race", *record_columns])
+
+    coaches = (
+        _played_sides()
+        .values(s_coach=F("coach"), **_slice_of("event__"))
+        .annotate(**_record(), s_events=Count("event", distinct=True), s_countries=Count(
+            "event__country", distinct=True, filter=~Q(event__country="")
+        ))
+    )
+    _insert_select(CoachSummary, coaches, ["coach", *record_columns, "events", "countries"])
+
+    coach_races = (
+        _played_sides()
+        .values(s_coach=F("coach"), s_race=F("race"), **_slice_of("event__"))
+        .annotate(**_record())
+    )
+    _insert_select(CoachRaceSummary, coach_races, ["coach", "race", *record_columns])
+
+    for model, keys, totals in (
+        (RaceMatchupSummary, ["race", "opponent_race"], RECORD),
+        (CoachSummary, ["coach"], (*RECORD, "events", "countries")),
+        (CoachRaceSummary, ["coach", "race"], RECORD),
+    ):
+        _roll_up(model, keys, totals)
+
+    games = EventSummary.objects.aggregate(total=Sum("games"))["total"] or 0
+    return SummaryRefresh.objects.create(
+        finished_at=timezone.now(), games=games, duration=time.perf_counter() - started
+    )

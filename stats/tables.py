@@ -1,0 +1,373 @@
+"""The statistics tables. What a cell shows is also what the CSV export writes (`Table.as_values`)."""
+import django_tables2 as tables
+from django_tables2.rows import BoundRow
+from django.urls import reverse
+from django.utils.html import format_html
+from django_countries import countries
+
+from .ordering import game_order
+from .selectors import games_relations, with_coach_names
+
+
+def percent(ratio: float | None) -> str:
+    """A win ratio as the pages print it: a percentage with one decimal."""
+    return "" if ratio is None else f"{100 * ratio:.1f}"
+
+
+def country_name(code: str) -> str:
+    return countries.name(code) if code else ""
+
+
+class EventCountryColumn(tables.Column):
+    """The country of a record's event (read from the event, so no choices are looked up per row)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(accessor="event", verbose_name="Country", **kwargs)
+
+    def render(self, value):
+        return country_name(value.country.code if value.country else "")
+
+    def value(self, value, **kwargs):
+        return self.render(value)
+
+
+class StatsTable(tables.Table):
+    class Meta:
+        template_name = "stats/table.html"
+        per_page = 50
+        orderable = False
+
+    def plain_rows(self):
+        """The rows of the current page as (cell class, rendered cell) pairs.
+
+        A plain column's cell is its value, read straight from the record; only columns that render
+        something else go through django-tables2's cell machinery, the slow part of a page.
+        """
+        plan = []
+        for bound in self.columns:
+            plain = getattr(self, f"render_{bound.name}", None) is None and type(bound.column).render is tables.Column.render
+            plan.append((bound.column.attrs.get("td", {}).get("class", ""), bound, plain))
+        rows = list(self.paginated_rows)
+        self.prepare([row.record for row in rows])
+        for row in rows:
+            cells = []
+            for css, bound, plain in plan:
+                if plain:
+                    value = bound.accessor.resolve(row.record, quiet=True)
+                    cells.append((css, bound.default if value in bound.column.empty_values else value))
+                else:
+                    cells.append((css, row.get_cell(bound.name)))
+            yield cells
+
+    def prepare(self, records: list) -> list:
+        """Fetch what a batch of records needs before its cells are read (nothing by default)."""
+        return records
+
+    def text_cells(self, record) -> list:
+        """What the CSV export writes for one record: the cells' values, as `Table.as_values` gives them."""
+        row = BoundRow(record, table=self)
+        return [row.get_cell_value(column.name) for column in self.columns.iterall() if not column.column.exclude_from_export]
+
+
+class PositionColumn(tables.Column):
+    """The place in a top list: 1, 2, 3, ..."""
+
+    def __init__(self, **kwargs):
+        super().__init__(verbose_name="#", empty_values=(), orderable=False, attrs={"td": {"class": "num"}, "th": {"class": "num"}}, **kwargs)
+
+    def render(self, bound_row):
+        return bound_row.row_counter + 1
+
+    def value(self, bound_row, **kwargs):
+        return bound_row.row_counter + 1
+
+
+class NumberColumn(tables.Column):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("attrs", {"td": {"class": "num"}, "th": {"class": "num"}})
+        super().__init__(*args, **kwargs)
+
+
+class RatioColumn(NumberColumn):
+    """A win ratio stored as 0..1, printed as a percentage."""
+
+    def render(self, value):
+        return percent(value)
+
+    def value(self, value, **kwargs):
+        return percent(value)
+
+
+class CoachNumberColumn(NumberColumn):
+    """The federation number, linking to the coach's differentials."""
+
+    def render(self, value):
+        return format_html('<a href="{}?coach={}">{}</a>', reverse("stats_differentials"), value, value)
+
+    def value(self, value, **kwargs):
+        return value
+
+
+class CountryColumn(tables.Column):
+    def render(self, value):
+        return country_name(value)
+
+    def value(self, value, **kwargs):
+        return country_name(value)
+
+
+class GamesTable(StatsTable):
+    """One line per game. Its cells are built in one pass per game (`game_cells`): a page of the
+    explorer is fifty games, and django-tables2's per-cell machinery is the slow part of the page."""
+
+    date = tables.Column(accessor="played_at", verbose_name="Date", orderable=True, order_by=("played_at", "id"))
+    event = tables.Column(accessor="event__name", verbose_name="Event", orderable=True, order_by=("event__name", "played_at", "id"))
+    variant = tables.Column(accessor="event__variant__name", verbose_name="Variant")
+    country = EventCountryColumn()
+    home_number = NumberColumn(accessor="home_coach__number", verbose_name="Number")
+    home_coach = tables.Column(accessor="home_coach__name", verbose_name="Coach")
+    home_race = tables.Column(accessor="home_race__name", verbose_name="Race")
+    score = tables.Column(accessor="pk", verbose_name="Score")
+    away_coach = tables.Column(accessor="away_coach__name", verbose_name="Opponent")
+    away_number = NumberColumn(accessor="away_coach__number", verbose_name="Number")
+    away_race = tables.Column(accessor="away_race__name", verbose_name="Race")
+    kind = tables.Column(accessor="pk", verbose_name="Result")
+
+    def __init__(self, *args, few: bool = False, **kwargs):
+        self.few = few  # a few known games (one coach's): sorted by the database, see game_order
+        super().__init__(*args, **kwargs)
+
+    def order_date(self, queryset, is_descending):
+        return queryset.order_by(*game_order(descending=is_descending, few=self.few)), True
+
+    @staticmethod
+    def game_cells(game) -> list:
+        """The text of every cell of one game, in column order: the page and the CSV both print these."""
+        if game.kind != "played":
+            result = game.get_kind_display()
+        else:
+            result = "conceded" if game.conceded_by else "played"
+        return [
+            f"{game.played_at:%Y-%m-%d}", game.event.name, game.event.variant.name,
+            country_name(game.event.country.code if game.event.country else ""),
+            game.home_coach.number, game.home_coach.name, game.home_race.name,
+            f"{game.home_touchdowns}–{game.away_touchdowns}",
+            game.away_coach.name, game.away_coach.number, game.away_race.name, result,
+        ]
+
+    def text_cells(self, record) -> list:
+        return self.game_cells(record)
+
+    def prepare(self, records: list) -> list:
+        return games_relations(records)
+
+    def plain_rows(self):
+        classes = [column.column.attrs.get("td", {}).get("class", "") for column in self.columns]
+        explorer = reverse("stats_games")
+        for game in self.prepare([row.record for row in self.paginated_rows]):
+            cells = self.game_cells(game)
+            cells[1] = format_html('<a href="{}?event={}">{}</a>', explorer, game.event_id, cells[1])
+            yield list(zip(classes, cells))
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class RaceRecordTable(StatsTable):
+    race = tables.Column(accessor="race__name", verbose_name="Race", orderable=True)
+    games = NumberColumn(verbose_name="Games", orderable=True)
+    wins = NumberColumn(verbose_name="W", orderable=True)
+    draws = NumberColumn(verbose_name="D", orderable=True)
+    losses = NumberColumn(verbose_name="L", orderable=True)
+    ratio = RatioColumn(verbose_name="Win %", orderable=True)
+
+    class Meta(StatsTable.Meta):
+        per_page = 100
+
+
+class NamedCoachesTable(StatsTable):
+    """Rows added up per coach id; each page (or CSV chunk) gets its coaches' names in one query."""
+
+    def prepare(self, records: list) -> list:
+        return with_coach_names(records)
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class CoachRecordTable(NamedCoachesTable):
+    number = CoachNumberColumn(accessor="coach__number", verbose_name="Number", orderable=True)
+    coach = tables.Column(accessor="coach__name", verbose_name="Coach", orderable=True)
+    nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
+    games = NumberColumn(verbose_name="Games", orderable=True)
+    wins = NumberColumn(verbose_name="W", orderable=True)
+    draws = NumberColumn(verbose_name="D", orderable=True)
+    losses = NumberColumn(verbose_name="L", orderable=True)
+    ratio = RatioColumn(verbose_name="Win %", orderable=True)
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class RankHistoryTable(StatsTable):
+    month = tables.Column(accessor="rating_list__date", verbose_name="List")
+    rank = NumberColumn(verbose_name="Rank", empty_values=())
+    value = NumberColumn(verbose_name="Rating")
+    games = NumberColumn(verbose_name="Games")
+
+    def render_month(self, value):
+        return f"{value:%Y-%m}"
+
+    def value_month(self, value):
+        return self.render_month(value)
+
+    def render_rank(self, value):
+        return "-" if value is None else value
+
+    def value_rank(self, value):
+        return self.render_rank(value)
+
+    def render_value(self, value):
+        return f"{value:.2f}"
+
+    def value_value(self, value):
+        return self.render_value(value)
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class HeadToHeadTable(StatsTable):
+    """The matrix as rows: one line per ordered pair of coaches that met."""
+
+    coach_number = NumberColumn(verbose_name="Number")
+    coach = tables.Column(verbose_name="Coach")
+    opponent_number = NumberColumn(verbose_name="Number")
+    opponent = tables.Column(verbose_name="Opponent")
+    games = NumberColumn(verbose_name="Games")
+    wins = NumberColumn(verbose_name="W")
+    draws = NumberColumn(verbose_name="D")
+    losses = NumberColumn(verbose_name="L")
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class DifferentialTable(StatsTable):
+    race = tables.Column(accessor="race__name", verbose_name="Race")
+    games = NumberColumn(verbose_name="Games")
+    wins = NumberColumn(verbose_name="W")
+    draws = NumberColumn(verbose_name="D")
+    losses = NumberColumn(verbose_name="L")
+    ratio = RatioColumn(verbose_name="Win %")
+    average = RatioColumn(verbose_name="Race average %")
+    differential = NumberColumn(verbose_name="Differential (points)")
+
+    def render_differential(self, value):
+        return f"{100 * value:+.1f}"
+
+    def value_differential(self, value):
+        return f"{100 * value:+.1f}"
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class TopGamesTable(StatsTable):
+    position = PositionColumn()
+    number = CoachNumberColumn(accessor="coach__number", verbose_name="Number")
+    coach = tables.Column(accessor="coach__name", verbose_name="Coach")
+    nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
+    games = NumberColumn(verbose_name="Games")
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class TopRaceTable(TopGamesTable):
+    race = tables.Column(accessor="race__name", verbose_name="Race")
+
+    class Meta(StatsTable.Meta):
+        sequence = ("position", "number", "coach", "nationality", "race", "games")
+
+
+class TopEventsTable(TopGamesTable):
+    events = NumberColumn(verbose_name="Events")
+
+    class Meta(StatsTable.Meta):
+        sequence = ("position", "number", "coach", "nationality", "events", "games")
+
+
+class TopRacesTable(TopGamesTable):
+    races = NumberColumn(verbose_name="Races")
+
+    class Meta(StatsTable.Meta):
+        sequence = ("position", "number", "coach", "nationality", "races", "games")
+
+
+class LegendRacesTable(TopRacesTable):
+    class Meta(TopRacesTable.Meta):
+        pass
+
+
+class LegendCountriesTable(TopGamesTable):
+    countries = NumberColumn(verbose_name="Countries")
+
+    class Meta(StatsTable.Meta):
+        sequence = ("position", "number", "coach", "nationality", "countries", "games")
+
+
+class AwardTable(StatsTable):
+    date = tables.DateColumn(accessor="event__start_date", format="Y-m-d", verbose_name="Date")
+    event = tables.Column(accessor="event__name", verbose_name="Event")
+    country = EventCountryColumn()
+    category = tables.Column(verbose_name="Award")
+    number = CoachNumberColumn(accessor="coach__number", verbose_name="Number")
+    coach = tables.Column(accessor="coach__name", verbose_name="Coach")
+    race = tables.Column(accessor="race__name", verbose_name="Race", default="")
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class AwardCoachTable(NamedCoachesTable):
+    number = NumberColumn(accessor="coach__number", verbose_name="Number")
+    coach = tables.Column(accessor="coach__name", verbose_name="Coach")
+    nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
+    awards = NumberColumn(verbose_name="Awards")
+    events = NumberColumn(verbose_name="Events")
+
+    def render_number(self, value):
+        return format_html('<a href="{}?coach={}">{}</a>', reverse("stats_awards"), value, value)
+
+    def value_number(self, value):
+        return value
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class AwardCategoryTable(StatsTable):
+    position = PositionColumn()
+    category = tables.Column(verbose_name="Award")
+    awards = NumberColumn(verbose_name="Times awarded")
+
+    class Meta(StatsTable.Meta):
+        pass
+
+
+class PlaceTable(StatsTable):
+    country = CountryColumn(verbose_name="Country")
+    city = tables.Column(verbose_name="City", default="")
+    events = NumberColumn(verbose_name="Events")
+    games = NumberColumn(verbose_name="Games")
+    placed_by = tables.Column(verbose_name="On the map at")
+
+    def render_placed_by(self, value):
+        return {"event": "the events' coordinates", "country": "the country's centre"}.get(value, "not drawn")
+
+    def value_placed_by(self, value):
+        return self.render_placed_by(value)
+
+    class Meta(StatsTable.Meta):
+        pass

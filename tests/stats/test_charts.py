@@ -1,0 +1,47 @@
+"""The server-side SVG helpers."""
+import datetime as dt
+
+from stats.charts import REGIONS, StepChart, map_svg, nice_ticks, ratio_colours
+from stats.selectors import Place
+
+
+def test_ratio_colours_are_neutral_at_fifty_percent():
+    assert ratio_colours(0.5) == ("#f7f7f7", "#1d2330")
+
+
+def test_ratio_colours_diverge_and_keep_the_number_readable():
+    assert ratio_colours(1.0) == ("#5e3c99", "#ffffff")
+    assert ratio_colours(0.0)[0] == "#e66101"
+    assert ratio_colours(0.6)[1] == "#1d2330"
+
+
+def test_nice_ticks():
+    assert nice_ticks(0, 100) == [0, 20, 40, 60, 80, 100]
+    assert nice_ticks(151.3, 163.9) == [155, 160]
+    assert nice_ticks(1, 3) == [1.0, 1.5, 2.0, 2.5, 3.0]
+
+
+def test_step_chart_holds_each_value_until_the_next_list():
+    chart = StepChart([(dt.date(2024, 1, 1), 10.0), (dt.date(2024, 2, 1), 20.0)], "t", "y").svg()
+    path = chart.split('class="line" d="')[1].split('"')[0]
+    assert path.startswith("M56.0 ") and " L" in path and path.count("H") == 2
+
+
+def test_step_chart_without_values_says_so():
+    assert "nothing to draw" in StepChart([(dt.date(2024, 1, 1), None)], "Rank", "Rank").svg()
+
+
+def test_map_circles_are_sized_by_games_and_escaped():
+    svg = map_svg([
+        Place("NL", "Utrecht", 2, 100, 52.1, 5.1, "event"),
+        Place("GB", "<London>", 1, 25, 51.5, -0.1, "country"),
+        Place("", "Nowhere", 1, 5, None, None, ""),
+    ])
+    assert svg.count("<circle") == 2
+    assert 'r="9.000"' in svg and 'r="4.500"' in svg
+    assert "&lt;London&gt;, United Kingdom: 25 games at 1 events" in svg
+
+
+def test_every_region_draws():
+    for region in REGIONS:
+        assert map_svg([], region=region).startswith('<svg class="stats-map"')

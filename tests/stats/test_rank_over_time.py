@@ -1,0 +1,72 @@
+"""Rank over time: a coach's rank and rating per monthly list, as a step chart and a table."""
+import datetime as dt
+import re
+
+import pytest
+from django.core.management import call_command
+
+from ratings.models import RatingList, RatingListEntry, RatingSystem
+from stats import selectors
+from tests.factories import race, variant
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def history(league):
+    """Anna's human (Blood Bowl 2020) on the Elo lists: Jan rank 3 (160), Feb rank 2 (165), not on March's, April inactive."""
+    elo = RatingSystem.objects.get(slug="elo")
+    lists = {month: RatingList.objects.create(system=elo, date=dt.date(2024, month, 1)) for month in (1, 2, 3, 4)}
+    for month, rank, value in ((1, 3, 160.0), (2, 2, 165.25), (4, None, 163.0)):
+        RatingListEntry.objects.create(
+            rating_list=lists[month], system=elo, coach=league.a, race=race("human"), variant=variant(),
+            value=value, rank=rank, games=month,
+        )
+    RatingListEntry.objects.create(
+        rating_list=lists[1], system=elo, coach=league.a, race=race("wood-elf"), variant=variant(), value=150, rank=9,
+    )
+    return elo
+
+
+def test_rank_history_per_list(history, league):
+    rows = selectors.rank_history(coach=league.a, system=history, race=race("human"), variant=variant())
+    assert [(r["rating_list__date"], r["rank"], r["value"]) for r in rows] == [
+        (dt.date(2024, 1, 1), 3, 160.0), (dt.date(2024, 2, 1), 2, 165.25), (dt.date(2024, 4, 1), None, 163.0),
+    ]
+
+
+def test_page_shows_chart_and_table(client, history):
+    body = client.get("/stats/rank-over-time/?coach=1001&race=human&system=elo&variant=blood-bowl-2020").content.decode()
+    assert body.count('<svg class="stats-chart"') == 2
+    cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
+    assert cells == ["List", "Rank", "Rating", "Games", "2024-01", "3", "160.00", "1", "2024-02", "2", "165.25", "2",
+                     "2024-04", "-", "163.00", "4"]
+
+
+def test_page_picks_the_key_with_most_lists(client, history):
+    body = client.get("/stats/rank-over-time/?coach=1001").content.decode()
+    assert "Anna Alpha (1001), Human, Blood Bowl 2020, NAF Elo" in body
+    assert "race=wood-elf" in body
+
+
+def test_step_line_breaks_where_a_month_is_missing(client, history):
+    body = client.get("/stats/rank-over-time/?coach=1001&race=human").content.decode()
+    rank_path = re.search(r'<path class="line" d="([^"]+)"', body).group(1)
+    # January to February continuous (L), then the line stops; April has no rank (inactive): nothing drawn.
+    assert rank_path.count("M") == 1 and rank_path.count("L") == 1
+
+
+def test_csv_of_the_history(client, history):
+    response = client.get("/stats/rank-over-time/?coach=1001&race=human&_export=csv")
+    assert b"".join(response.streaming_content).decode().splitlines() == [
+        "List,Rank,Rating,Games", "2024-01,3,160.00,1", "2024-02,2,165.25,2", "2024-04,-,163.00,4",
+    ]
+
+
+def test_coach_without_lists(client, league):
+    assert "is on no NAF Elo list yet" in client.get("/stats/rank-over-time/?coach=1002").content.decode()
+
+
+def test_refresh_command(league, capsys):
+    call_command("refresh_stats")
+    assert "Statistics refreshed: 9 games" in capsys.readouterr().out
