@@ -82,6 +82,13 @@ def _is_backdated(event: Event) -> bool:
     )
 
 
+def _refresh_statistics() -> None:
+    """Games changed without a recalculation (drafts, unsanctioned events): rebuild the statistics."""
+    from stats.tasks import refresh_summaries
+
+    transaction.on_commit(refresh_summaries.delay)
+
+
 def _request_recalculation(*, trigger: str, since: dt.date, reason: str, actor) -> None:
     from ratings.services import recalculation_request_all
 
@@ -158,6 +165,8 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
         _request_recalculation(
             trigger="corrected", since=game.played_at.date(), reason=f"corrected game in {game.event.name}", actor=actor
         )
+    else:
+        _refresh_statistics()
     return game
 
 
@@ -330,6 +339,7 @@ def _write_results(event: Event, games, played_at: dict) -> None:
                 )
                 sides.extend(game_sides_for(game))
             GameSide.objects.bulk_create(sides)
+            _refresh_statistics()
     except IntegrityError as exc:
         raise ValidationError(f"The database refused these results ({exc}); nothing was saved.") from exc
 

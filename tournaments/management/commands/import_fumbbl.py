@@ -48,3 +48,8 @@ class Command(BaseCommand):
         for label, count in lines:
             self.stdout.write(f"{label:<{width}}  {count:>7,}")
         self.stdout.write(self.style.SUCCESS(f"done in {report.seconds:.1f} s"))
+        if report.games_imported:
+            from stats.services import summaries_refresh
+
+            summaries_refresh()
+            self.stdout.write("statistics summaries rebuilt")
