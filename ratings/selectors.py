@@ -91,27 +91,37 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     return records
 
 
-def replay_as_of(system, on: dt.date):
-    """The entries of every rated key of `system` as of `on` (every period ended before it),
-    replayed in memory from the latest checkpoint at or before that date; writes nothing."""
+def resume_point(system, day: dt.date | None):
+    """(ledger, start, list at start) to replay `system` from: the latest checkpoint at or before
+    `day`, or an empty ledger from the first game when there is none (or no day)."""
     import pickle
     import zlib
 
-    from ratings.configuration import engine_for, list_rules
     from ratings.models import EngineCheckpoint, RatingListEntry
-    from ratings.replay import Ledger, replay
+    from ratings.replay import Ledger
+
+    checkpoint = None
+    if day is not None:
+        checkpoint = EngineCheckpoint.objects.filter(system=system, as_of__lte=day).order_by("-as_of").first()
+    if checkpoint is None:
+        return Ledger(), None, {}
+    previous = {
+        (coach, race, variant): value
+        for coach, race, variant, value in RatingListEntry.objects.filter(
+            rating_list__system=system, rating_list__date=checkpoint.as_of
+        ).values_list("coach_id", "race__slug", "variant__slug", "value")
+    }
+    return pickle.loads(zlib.decompress(checkpoint.state)), checkpoint.as_of, previous
+
+
+def replay_as_of(system, on: dt.date):
+    """The entries of every rated key of `system` as of `on` (every period ended before it),
+    replayed in memory from the latest checkpoint at or before that date; writes nothing."""
+    from ratings.configuration import engine_for, list_rules
+    from ratings.replay import replay
 
     module, config = engine_for(system)
-    checkpoint = EngineCheckpoint.objects.filter(system=system, as_of__lte=on).order_by("-as_of").first()
-    ledger, start = (pickle.loads(zlib.decompress(checkpoint.state)), checkpoint.as_of) if checkpoint else (Ledger(), None)
-    previous = {}
-    if start is not None:
-        previous = {
-            (coach, race, variant): value
-            for coach, race, variant, value in RatingListEntry.objects.filter(
-                rating_list__system=system, rating_list__date=start
-            ).values_list("coach_id", "race__slug", "variant__slug", "value")
-        }
+    ledger, start, previous = resume_point(system, on)
     games = game_records(
         since=dt.datetime.combine(start, dt.time()) if start else None, until=dt.datetime.combine(on, dt.time())
     )

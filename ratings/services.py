@@ -263,27 +263,10 @@ def _write_current(system: RatingSystem, chunk: Chunk, ledger: Ledger, today: dt
 def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date, log: list[str], progress) -> dict:
     module, config = engine_for(system)
     rules = list_rules(system, config)
-    checkpoint = None
-    if since is not None:
-        checkpoint = (
-            EngineCheckpoint.objects.filter(system=system, as_of__lte=since).order_by("-as_of").first()
-        )
-    if checkpoint is not None:
-        ledger: Ledger = pickle.loads(zlib.decompress(checkpoint.state))
-        start = checkpoint.as_of
-    else:
-        ledger, start = Ledger(), None
+    ledger, start, previous_list = selectors.resume_point(system, since)
     log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
     _delete_from(system, start)
-    previous_list = {}
     keys = _Keys()
-    if start is not None:
-        race_slug = {v: k for k, v in keys.race.items()}
-        variant_slug = {v: k for k, v in keys.variant.items()}
-        for coach, race, variant_id, value in RatingListEntry.objects.filter(
-            rating_list__system=system, rating_list__date=start
-        ).values_list("coach_id", "race_id", "variant_id", "value"):
-            previous_list[(coach, race_slug.get(race), variant_slug[variant_id])] = value
     games = selectors.game_records(
         since=dt.datetime.combine(start, dt.time()) if start else None,
     )

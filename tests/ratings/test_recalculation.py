@@ -181,3 +181,22 @@ def test_changing_a_systems_parameters_is_validated_and_recomputes(django_captur
     with django_capture_on_commit_callbacks(execute=True):
         services.rating_system_update(system=system, actor=None, parameters={"round_k": True})
     assert RecalculationRun.objects.filter(trigger=Trigger.PARAMETERS, status=RunStatus.SUCCEEDED).count() == 1
+
+
+def test_export_ratings_prints_the_ranking_as_csv_now_and_as_of_a_date(capsys):
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
+    add_event(coaches, dt.date(2024, 5, 4), [[(0, 1, (0, 1))]])
+    run("elo", today=dt.date.today())
+    call_command("export_ratings", "--system", "elo")
+    now = capsys.readouterr().out.splitlines()
+    assert now[0] == "coach_number,coach,race,variant,rating,mu,phi,sigma,rank,games"
+    # Two events of one game each, K = 2·√2: a win takes 150 to 151.41, then a loss to the coach on 148.59
+    # (P = 0.5432) to 149.97. Nothing counted in the last 24 months: no rank today.
+    first = coaches[0]
+    assert f"{first.number},{first.name},Human,Blood Bowl 2020,149.97,,,,,2" in now
+    call_command("export_ratings", "--system", "elo", "--as-of", "2024-04-01", "--variant", "Blood Bowl 2020")
+    april = capsys.readouterr().out.splitlines()
+    assert f"{first.number},{first.name},Human,Blood Bowl 2020,151.41,,,,1,1" in april
+    with pytest.raises(CommandError, match="Unknown rating system 'nope'"):
+        call_command("export_ratings", "--system", "nope")
