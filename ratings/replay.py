@@ -80,7 +80,7 @@ class ListEntry:
 
 @dataclass
 class Chunk:
-    start: dt.date | None  # None: from the first game
+    start: dt.date  # the month start it replays from (the first game's month for the first chunk)
     end: dt.date  # a month start (list date), or the run's last day
     rows: list  # CalculationRow
     summaries: list  # PeriodSummary
@@ -284,7 +284,7 @@ def replay(
             ledger, end, rules, per_race=per_race, played=played, previous=previous, every_key=not is_list
         )
         yield Chunk(
-            start=dates[index - 1] if index else start, end=end, rows=rows, summaries=summaries,
+            start=dates[index - 1] if index else month_start(first), end=end, rows=rows, summaries=summaries,
             entries=entries, games=len(chunk_games), is_list=is_list,
         )
         if is_list:

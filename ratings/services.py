@@ -32,7 +32,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
-from ratings.replay import Chunk, Ledger, month_start, months_between, previous_month, replay
+from ratings.replay import Chunk, Ledger, months_between, previous_month, replay
 from tournaments.models import Race, Variant
 from tournaments.services import audit_record
 
@@ -273,13 +273,12 @@ def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date,
     log.append(f"{len(games)} games to replay")
     keep_checkpoint = _checkpoint_dates(today)
     written = 0
-    first_chunk = month_start(games[0].played_at.date()) if games else start
     with paused_gc():  # millions of live, acyclic objects: generational scans would dominate
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
             previous_list=previous_list, progress=progress,
         ):
-            written += _write_chunk(system, chunk, chunk.start or first_chunk, keys)
+            written += _write_chunk(system, chunk, chunk.start, keys)
             if chunk.is_list and keep_checkpoint(chunk.end):
                 EngineCheckpoint.objects.create(
                     system=system, as_of=chunk.end, games=ledger.games,
