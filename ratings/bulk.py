@@ -3,33 +3,76 @@ from collections.abc import Iterable
 
 from django.db import connection
 
+BATCH = 5000
+
 
 def _columns(model, fields: list[str]) -> list[str]:
     return [model._meta.get_field(name).column for name in fields]
 
 
-def bulk_insert(model, fields: list[str], rows: Iterable[tuple]) -> int:
-    """Insert plain tuples (in `fields` order) without building model instances; returns the count."""
-    table = model._meta.db_table
-    columns = _columns(model, fields)
-    count = 0
-    with connection.cursor() as cursor:
+class BulkWriter:
+    """Plain tuples (in `fields` order) written to one table as they come, without model instances.
+
+    On PostgreSQL the whole stream is one COPY sent from a thread: the server parses and indexes
+    the rows on its own core while the caller computes the next ones. The connection is busy until
+    the writer closes, so nothing else may use it in between.
+    """
+
+    def __init__(self, model, fields: list[str]):
+        self.table = model._meta.db_table
+        self.columns = _columns(model, fields)
+        self.count = 0
+        self._batch: list[tuple] = []
+
+    def __enter__(self) -> "BulkWriter":
+        self._cursor = connection.cursor()
         if connection.vendor == "postgresql":
-            sql = f'COPY {table} ({", ".join(columns)}) FROM STDIN'
-            with cursor.cursor.copy(sql) as copy:
-                for row in rows:
-                    copy.write_row(row)
-                    count += 1
-            return count
-        sql = f'INSERT INTO {table} ({", ".join(columns)}) VALUES ({", ".join(["%s"] * len(columns))})'
-        batch = []
+            from psycopg.copy import QueuedLibpqWriter
+
+            raw = self._cursor.cursor
+            sql = f'COPY {self.table} ({", ".join(self.columns)}) FROM STDIN'
+            self._copying = raw.copy(sql, writer=QueuedLibpqWriter(raw))
+            self._copy = self._copying.__enter__()
+        else:
+            self._copy = None
+            self._sql = (
+                f'INSERT INTO {self.table} ({", ".join(self.columns)}) VALUES ({", ".join(["%s"] * len(self.columns))})'
+            )
+        return self
+
+    def write(self, rows: Iterable[tuple]) -> None:
+        if self._copy is not None:
+            write_row = self._copy.write_row
+            before = self.count
+            for row in rows:
+                write_row(row)
+                before += 1
+            self.count = before
+            return
+        batch = self._batch
         for row in rows:
             batch.append(row)
-            if len(batch) == 5000:
-                cursor.executemany(sql, batch)
-                count += len(batch)
-                batch.clear()
-        if batch:
-            cursor.executemany(sql, batch)
-            count += len(batch)
-    return count
+            if len(batch) == BATCH:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self._batch:
+            self._cursor.executemany(self._sql, self._batch)
+            self.count += len(self._batch)
+            self._batch.clear()
+
+    def __exit__(self, kind, error, trace) -> None:
+        try:
+            if self._copy is not None:
+                self._copying.__exit__(kind, error, trace)
+            elif kind is None:
+                self._flush()
+        finally:
+            self._cursor.close()
+
+
+def bulk_insert(model, fields: list[str], rows: Iterable[tuple]) -> int:
+    """Insert plain tuples (in `fields` order); returns the count."""
+    with BulkWriter(model, fields) as writer:
+        writer.write(rows)
+    return writer.count

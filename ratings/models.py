@@ -100,6 +100,11 @@ class EngineCheckpoint(models.Model):
 RANKING_ORDER = (F("overall_rank").asc(nulls_last=True), F("value").desc(), F("coach"))
 
 
+# Foreign keys of the derived tables: neither checked nor indexed on their own by the database
+# (their composite indexes serve every query; millions of checks and index entries per run do not pay).
+DERIVED = {"on_delete": models.CASCADE, "db_constraint": False, "db_index": False, "related_name": "+"}
+
+
 class RatingFields(models.Model):
     """What one rating key holds at one moment: shared by current ratings and list entries.
 
@@ -108,10 +113,10 @@ class RatingFields(models.Model):
     calculation); deletes still cascade through the ORM.
     """
 
-    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    system = models.ForeignKey(RatingSystem, **DERIVED)
+    coach = models.ForeignKey(Coach, **DERIVED)
+    race = models.ForeignKey(Race, null=True, blank=True, **DERIVED)
+    variant = models.ForeignKey(Variant, **DERIVED)
     value = models.FloatField(help_text="The ranking value: CR, mu − 2.5·phi, or the list rating.")
     mu = models.FloatField(null=True, blank=True)
     phi = models.FloatField(null=True, blank=True)
@@ -161,6 +166,10 @@ class RatingList(models.Model):
     rated = models.PositiveIntegerField(default=0, help_text="Keys with a rating on this list.")
     ranked = models.PositiveIntegerField(default=0)
     starters = models.PositiveIntegerField(default=0, help_text="Keys rated for the first time on this list.")
+    complete = models.BooleanField(
+        default=True,
+        help_text="Every ranked key is stored (January lists and the last 13 months); otherwise only the month's movements.",
+    )
 
     class Meta:
         ordering = ["system", "-date"]
@@ -173,7 +182,7 @@ class RatingList(models.Model):
 class RatingListEntry(RatingFields):
     """One key on a list: every ranked key, and every key that played since the previous list."""
 
-    rating_list = models.ForeignKey(RatingList, on_delete=models.CASCADE, db_constraint=False, related_name="entries")
+    rating_list = models.ForeignKey(RatingList, **{**DERIVED, "related_name": "entries"})
     change = models.FloatField(null=True, blank=True, help_text="Value change since the previous list (none: starter).")
     games_counted = models.PositiveIntegerField(default=0, help_text="Games counted since the previous list.")
     games_played = models.PositiveIntegerField(default=0, help_text="Games played since the previous list.")
@@ -190,14 +199,14 @@ class RatingListEntry(RatingFields):
 class CalculationRow(models.Model):
     """One game seen from one side in one system: every column of the breakdown, stored at calculation time."""
 
-    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    system = models.ForeignKey(RatingSystem, **DERIVED)
+    game = models.ForeignKey(Game, **DERIVED)
     side = models.CharField(max_length=4)
-    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    opponent = models.ForeignKey(Coach, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    opponent_race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    coach = models.ForeignKey(Coach, **DERIVED)
+    race = models.ForeignKey(Race, null=True, blank=True, **DERIVED)
+    variant = models.ForeignKey(Variant, **DERIVED)
+    opponent = models.ForeignKey(Coach, null=True, blank=True, **DERIVED)
+    opponent_race = models.ForeignKey(Race, null=True, blank=True, **DERIVED)
     played_at = models.DateTimeField()
     period = models.CharField(max_length=20)
     # The month start of the recalculation chunk that wrote it (a period closes after its games).
@@ -218,7 +227,6 @@ class CalculationRow(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["system", "coach", "played_at"], name="calc_row_coach_idx"),
             models.Index(fields=["system", "game"], name="calc_row_game_idx"),
             models.Index(fields=["system", "chunk"], name="calc_row_chunk_idx"),
             # the breakdown page: one period of a coach, and the periods none of whose games counted
@@ -230,10 +238,10 @@ class CalculationRow(models.Model):
 class PeriodSummary(models.Model):
     """The new-rating block for one key after one event or period (Rl, Rn, LPR, Rct, Wt, Nt, ...)."""
 
-    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    coach = models.ForeignKey(Coach, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    race = models.ForeignKey(Race, null=True, blank=True, on_delete=models.CASCADE, db_constraint=False, related_name="+")
-    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    system = models.ForeignKey(RatingSystem, **DERIVED)
+    coach = models.ForeignKey(Coach, **DERIVED)
+    race = models.ForeignKey(Race, null=True, blank=True, **DERIVED)
+    variant = models.ForeignKey(Variant, **DERIVED)
     period = models.CharField(max_length=20)
     effective = models.DateField()
     # The month start of the recalculation chunk that wrote it: a rerun from a checkpoint replaces these.
@@ -262,7 +270,6 @@ class PeriodSummary(models.Model):
         indexes = [
             models.Index(fields=["system", "coach", "effective"], name="summary_coach_idx"),
             models.Index(fields=["system", "chunk"], name="summary_chunk_idx"),
-            models.Index(fields=["system", "effective"], name="summary_effective_idx"),
             models.Index(fields=["system", "period"], name="summary_period_idx"),
         ]
         constraints = [

@@ -3,40 +3,157 @@
 The recalculation service writes what this yields; `verify_ratings` compares it with what is
 stored. Between two month starts the engine runs once; at each month start the periods that ended
 are closed and a rating list is drawn from the latest summary of every key.
+
+Lists are drawn from a `Board`: every key's latest figures held as columns, so a month's list is a
+few array operations over all keys instead of a pass over Python objects (a 1M-game history has
+tens of thousands of keys and some 240 month starts).
 """
 from __future__ import annotations
 
 import datetime as dt
-import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ratings.engines import glicko
 from ratings.engines.common import CalculationRow, GameRecord, PeriodSummary
 
 Key = tuple  # (coach, race or None, variant)
 
+_FLOATS = ("value", "mu", "phi", "sigma", "previous")
+_INTS = ("coach", "group", "variant_group", "nv", "effective_day", "effective_month", "wins", "draws", "losses",
+         "last_played")
+_NONE = -1  # an integer column's "none" (nv, last_played)
 
-@dataclass
-class Standing:
-    """A key's latest rating and its record of counted games."""
 
-    value: float
-    mu: float | None = None
-    phi: float | None = None
-    sigma: float | None = None
-    nv: int | None = None
-    effective: dt.date | None = None  # when the latest summary took effect
-    first_rated: dt.date | None = None
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    last_played: dt.date | None = None
+class Board:
+    """Every rated key's latest figures, one array per column, in the order keys were first rated.
 
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
+    `previous` holds each key's value on the latest list (NaN: not rated then); `snapshots` the
+    values and ranks (NaN: unranked) of the last two lists, for the current ratings' change since
+    the last full month.
+    """
+
+    def __init__(self):
+        self.keys: list[Key] = []
+        self.index: dict[Key, int] = {}
+        self._groups: dict = {}
+        self.size = 0
+        for name in _FLOATS:
+            setattr(self, name, np.full(0, np.nan))
+        for name in _INTS:
+            setattr(self, name, np.full(0, _NONE, dtype=np.int64))
+        self.snapshots: list[tuple[dt.date, np.ndarray, np.ndarray]] = []
+
+    def _group(self, group) -> int:
+        return self._groups.setdefault(group, len(self._groups))
+
+    def add(self, keys: list[Key]) -> None:
+        """Give new keys a row (figures unset until `set`)."""
+        start = self.size
+        self.size += len(keys)
+        if self.size > len(self.coach):
+            capacity = max(1024, 2 * self.size)
+            for name in _FLOATS:
+                setattr(self, name, np.concatenate([getattr(self, name), np.full(capacity - len(self.coach), np.nan)]))
+            for name in _INTS:
+                column = getattr(self, name)
+                setattr(self, name, np.concatenate([column, np.full(capacity - len(column), _NONE, dtype=np.int64)]))
+        for offset, key in enumerate(keys):
+            self.index[key] = start + offset
+            self.keys.append(key)
+        where = slice(start, self.size)
+        self.coach[where] = [key[0] for key in keys]
+        self.group[where] = [self._group((key[2], key[1])) for key in keys]
+        self.variant_group[where] = [self._group(key[2]) for key in keys]
+        self.wins[where] = self.draws[where] = self.losses[where] = 0
+
+    def set_summaries(self, latest: dict) -> None:
+        """Take each key's latest summary (key -> PeriodSummary)."""
+        if not latest:
+            return
+        rows = np.fromiter((self.index[key] for key in latest), dtype=np.int64, count=len(latest))
+        summaries = list(latest.values())
+        self.value[rows] = [s.rn for s in summaries]
+        self.mu[rows] = [np.nan if s.mu is None else s.mu for s in summaries]
+        self.phi[rows] = [np.nan if s.phi is None else s.phi for s in summaries]
+        self.sigma[rows] = [np.nan if s.sigma is None else s.sigma for s in summaries]
+        self.nv[rows] = [_NONE if s.nv is None else s.nv for s in summaries]
+        days = [s.effective for s in summaries]
+        self.effective_day[rows] = [d.toordinal() for d in days]
+        self.effective_month[rows] = [d.year * 12 + d.month for d in days]
+
+    def count_games(self, tallies: dict) -> None:
+        """Add counted results (key -> [wins, draws, losses, last played])."""
+        if not tallies:
+            return
+        rows = np.fromiter((self.index[key] for key in tallies), dtype=np.int64, count=len(tallies))
+        wins, draws, losses, last = zip(*tallies.values())
+        self.wins[rows] += wins
+        self.draws[rows] += draws
+        self.losses[rows] += losses
+        self.last_played[rows] = np.maximum(self.last_played[rows], [d.toordinal() for d in last])
+
+    def standing(self, on: dt.date, rules: ListRules) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """(value, phi, active) of every key on `on`: Glicko phi grows by the closed form of
+        glicko.decay for every idle period since the key's last one; the others lapse by months."""
+        n = self.size
+        if not rules.glicko:
+            value = self.value[:n]
+            if rules.inactive_after_months is None:
+                return value, None, np.ones(n, dtype=bool)
+            cutoff = months_before(on, rules.inactive_after_months).toordinal()
+            return value, None, self.last_played[:n] >= cutoff
+        if rules.period_days:
+            idle = (on.toordinal() - self.effective_day[:n]) // rules.period_days
+        else:
+            idle = (on.year * 12 + on.month) - self.effective_month[:n]
+        phi = self.phi[:n]
+        step = glicko.SCALE * self.sigma[:n]
+        with np.errstate(invalid="ignore"):  # keys rated after `on` (idle < 0) keep their phi below
+            grown = np.sqrt(np.minimum(phi * phi + idle * (step * step), rules.phi_cap * rules.phi_cap))
+        phi = np.where(idle > 0, grown, phi)
+        return self.mu[:n] - rules.phi_multiplier * phi, phi, phi <= rules.inactive_phi
+
+    def ranks(self, value: np.ndarray, active: np.ndarray, *, per_race: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(rank, overall rank) of every key, 0 when unranked: active keys by value within (variant,
+        race) and within variant, the coach number breaking ties of order; equal values share a rank."""
+        n = self.size
+        return (
+            _ranks(value, active, self.coach[:n], (self.group if per_race else self.variant_group)[:n]),
+            _ranks(value, active, self.coach[:n], self.variant_group[:n]),
+        )
+
+    def snapshot(self, on: dt.date, value: np.ndarray, rank: np.ndarray) -> None:
+        self.snapshots = [*self.snapshots[-1:], (on, value.copy(), np.where(rank > 0, rank, np.nan))]
+
+    def snapshot_on(self, on: dt.date):
+        """(values, ranks) of every key on the list of `on`, NaN for keys rated since; None if not kept."""
+        for day, value, rank in self.snapshots:
+            if day == on:
+                missing = np.full(self.size - len(value), np.nan)
+                return np.concatenate([value, missing]), np.concatenate([rank, missing])
+        return None
+
+
+def _ranks(value: np.ndarray, active: np.ndarray, coach: np.ndarray, group: np.ndarray) -> np.ndarray:
+    ranks = np.zeros(len(value), dtype=np.int64)
+    rows = np.flatnonzero(active)
+    if not len(rows):
+        return ranks
+    order = rows[np.lexsort((coach[rows], -value[rows], group[rows]))]
+    groups, values = group[order], value[order]
+    position = np.arange(len(order))
+    new_group = np.ones(len(order), dtype=bool)
+    new_group[1:] = groups[1:] != groups[:-1]
+    new_value = new_group.copy()
+    new_value[1:] |= values[1:] != values[:-1]
+    group_start = np.maximum.accumulate(np.where(new_group, position, 0))
+    value_start = np.maximum.accumulate(np.where(new_value, position, 0))
+    ranks[order] = value_start - group_start + 1
+    return ranks
 
 
 @dataclass
@@ -44,7 +161,7 @@ class Ledger:
     """What a checkpoint holds: the engine's state and every key's standing."""
 
     engine_state: object = None
-    standings: dict = field(default_factory=dict)  # Key -> Standing
+    board: Board = field(default_factory=Board)
     games: int = 0
 
 
@@ -76,6 +193,13 @@ class ListEntry:
     games_counted: int = 0
     games_played: int = 0
     starter: bool = False
+    # the current ratings only: the record, and the change since the list of the last full month
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_played: dt.date | None = None
+    value_change: float | None = None
+    rank_change: int | None = None
 
 
 @dataclass
@@ -84,9 +208,13 @@ class Chunk:
     end: dt.date  # a month start (list date), or the run's last day
     rows: list  # CalculationRow
     summaries: list  # PeriodSummary
-    entries: list  # ListEntry, when `end` is a list date
+    entries: list  # ListEntry, when `end` is a list date; every key's current rating otherwise
     games: int
     is_list: bool
+    complete: bool = True  # the list holds every ranked key, not only the month's movements
+    rated: int = 0
+    ranked: int = 0
+    starters: int = 0
 
 
 def month_start(day: dt.date) -> dt.date:
@@ -110,124 +238,103 @@ def months_before(on: dt.date, months: int) -> dt.date:
     return dt.date(index // 12, index % 12 + 1, min(on.day, 28))
 
 
-def valuation(on: dt.date, rules: ListRules) -> Callable[[Standing], tuple[float, float | None, bool]]:
-    """A function giving (value, phi, active) of a key on `on`: Glicko phi grows by the closed form
-    of glicko.decay for every idle period since the key's last one; the others lapse by months."""
-    if not rules.glicko:
-        if rules.inactive_after_months is None:
-            return lambda standing: (standing.value, None, True)
-        cutoff = months_before(on, rules.inactive_after_months)
-        return lambda standing: (
-            standing.value, None, standing.last_played is not None and standing.last_played >= cutoff
-        )
-    cap2 = rules.phi_cap * rules.phi_cap
-    months_on = on.year * 12 + on.month
-    multiplier, inactive_phi, period_days = rules.phi_multiplier, rules.inactive_phi, rules.period_days
-
-    def value(standing: Standing) -> tuple[float, float, bool]:
-        effective = standing.effective
-        if period_days:
-            idle = (on - effective).days // period_days
-        else:
-            idle = months_on - (effective.year * 12 + effective.month)
-        phi = standing.phi
-        if idle > 0:
-            step = glicko.SCALE * standing.sigma
-            phi = math.sqrt(min(phi * phi + idle * (step * step), cap2))
-        return standing.mu - multiplier * phi, phi, phi <= inactive_phi
-
-    return value
-
-
-def standing_at(standing: Standing, on: dt.date, rules: ListRules) -> tuple[float, float | None, bool]:
-    """(value, phi, active) of one key on `on`."""
-    return valuation(on, rules)(standing)
-
-
-def rank_entries(entries: list[ListEntry], *, per_race: bool) -> None:
-    """Rank active entries by value, within (variant, race) and within variant; equal values share a rank."""
-    ordered = sorted((e for e in entries if e.active), key=lambda e: (-e.value, e.key[0]))
-    groupings = [("overall_rank", lambda key: key[2])]
-    groupings.append(("rank", (lambda key: (key[2], key[1])) if per_race else (lambda key: key[2])))
-    for attribute, group_of in groupings:
-        seen: dict = {}
-        for entry in ordered:
-            group = group_of(entry.key)
-            count, last_value, last_rank = seen.get(group, (0, None, 0))
-            count += 1
-            rank = last_rank if entry.value == last_value else count
-            seen[group] = (count, entry.value, rank)
-            setattr(entry, attribute, rank)
-
-
-def draw_list(
-    ledger: Ledger, on: dt.date, rules: ListRules, *, per_race: bool, played: dict, previous: dict,
-    every_key: bool = False,
-) -> list[ListEntry]:
-    """The list as of `on`: every ranked key and every key that played since the previous list
-    (`every_key`: all keys, for the current ratings).
-
-    `played` maps a key to (games counted, games played) since the previous list; `previous`
-    maps a key to its value on the previous list date (absent: not rated then, a starter).
-    """
-    entries = []
-    value_of = valuation(on, rules)
-    for key, standing in ledger.standings.items():
-        value, phi, active = value_of(standing)
-        counted, seen = played.get(key, (0, 0))
-        if not (active or seen or every_key):
-            continue
-        before = previous.get(key)
-        entries.append(ListEntry(
-            key=key, value=value, mu=standing.mu, phi=phi, sigma=standing.sigma, nv=standing.nv,
-            games=standing.games, active=active, change=None if before is None else value - before,
-            games_counted=counted, games_played=seen, starter=before is None,
-        ))
-    rank_entries(entries, per_race=per_race)
-    return entries
-
-
-def apply_chunk(
-    ledger: Ledger, rows: list[CalculationRow], summaries: list[PeriodSummary], *,
-    previous: dict, previous_date: dt.date | None, rules: ListRules,
-) -> dict:
-    """Fold a chunk's rows and summaries into the standings; returns (games counted, played) per key.
-
-    A key about to change that is missing from `previous` gets its value on `previous_date`
-    first, so its change since the previous list is known even if it was not listed then.
-    """
-    standings = ledger.standings
+def apply_chunk(board: Board, rows: list[CalculationRow], summaries: list[PeriodSummary]) -> dict:
+    """Fold a chunk's summaries and counted games into the board; returns (games counted, played) per key."""
+    latest = {(s.coach, s.race, s.variant): s for s in summaries}
+    board.add([key for key in latest if key not in board.index])
+    board.set_summaries(latest)
+    index = board.index
     played: dict = {}
-    for summary in summaries:
-        key = (summary.coach, summary.race, summary.variant)
-        standing = standings.get(key)
-        if standing is None:
-            standing = standings[key] = Standing(value=summary.rn, first_rated=summary.effective)
-        elif key not in previous and previous_date is not None and standing.effective is not None:
-            previous[key] = standing_at(standing, previous_date, rules)[0]
-        standing.value = summary.rn
-        standing.mu, standing.phi, standing.sigma = summary.mu, summary.phi, summary.sigma
-        standing.nv = summary.nv
-        standing.effective = summary.effective
+    tallies: dict = {}
     for row in rows:
         key = (row.coach, row.race, row.variant)
         counted, seen = played.get(key, (0, 0))
         played[key] = (counted + row.counted, seen + 1)
-        if not row.counted:
+        if not row.counted or key not in index:  # not rated yet (a KNSB depot game)
             continue
-        standing = standings.get(key)
-        if standing is None:  # not rated yet (a KNSB depot game)
-            continue
-        if row.w == 1.0:
-            standing.wins += 1
-        elif row.w == 0.0:
-            standing.losses += 1
-        else:
-            standing.draws += 1
+        tally = tallies.get(key)
+        if tally is None:
+            tally = tallies[key] = [0, 0, 0, row.played_at.date()]
+        tally[0 if row.w == 1.0 else 2 if row.w == 0.0 else 1] += 1
         day = row.played_at.date()
-        if standing.last_played is None or day > standing.last_played:
-            standing.last_played = day
+        if day > tally[3]:
+            tally[3] = day
+    board.count_games(tallies)
     return played
+
+
+def draw(
+    board: Board, on: dt.date, rules: ListRules, *, per_race: bool, played: dict, emit: str,
+    reference: dt.date | None = None,
+) -> tuple[list[ListEntry], dict]:
+    """The list as of `on` and its counts (rated, ranked, starters); moves `board.previous` to it.
+
+    `emit` says which keys get an entry: "complete" every ranked key and every key that played
+    since the previous list; "movements" the keys that played and those whose rank lapsed;
+    "every" all keys, with the change since the list of `reference` (the current ratings).
+    """
+    n = board.size
+    value, phi, active = board.standing(on, rules)
+    rank, overall = board.ranks(value, active, per_race=per_race)
+    previous = board.previous[:n]
+    seen = np.zeros(n, dtype=bool)
+    if played:
+        seen[[board.index[key] for key in played if key in board.index]] = True
+    starter = np.isnan(previous) & (active | seen)
+    counts = {"rated": int(np.count_nonzero(active | seen)), "ranked": int(np.count_nonzero(active)),
+              "starters": int(np.count_nonzero(starter))}
+    if emit == "every":
+        chosen = np.arange(n)
+    elif emit == "complete":
+        chosen = np.flatnonzero(active | seen)
+    else:
+        was_ranked = np.zeros(n, dtype=bool)
+        if board.snapshots:
+            _, _, ranked_before = board.snapshots[-1]
+            was_ranked[:len(ranked_before)] = ~np.isnan(ranked_before)
+        chosen = np.flatnonzero(seen | (was_ranked & ~active))
+    since = board.snapshot_on(reference) if reference is not None else None
+    entries = _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, emit == "every")
+    if emit != "every":
+        board.previous[:n] = value
+        board.snapshot(on, value, rank)
+    return entries, counts
+
+
+def _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, record) -> list[ListEntry]:
+    def column(array, none):
+        return [none(x) for x in array[chosen].tolist()]
+
+    nan_none = lambda x: None if x != x else x  # noqa: E731
+    zero_none = lambda x: x or None  # noqa: E731
+    keys = [board.keys[i] for i in chosen.tolist()]
+    values = value[chosen].tolist()
+    befores = previous[chosen].tolist()
+    games = (board.wins[chosen] + board.draws[chosen] + board.losses[chosen]).tolist()
+    columns = zip(
+        keys, values, column(board.mu, nan_none), column(phi, nan_none) if phi is not None else [None] * len(keys),
+        column(board.sigma, nan_none), column(board.nv, lambda x: None if x == _NONE else x), games,
+        active[chosen].tolist(), column(rank, zero_none), column(overall, zero_none), befores,
+    )
+    entries = []
+    for key, v, mu, ph, sigma, nv, n_games, is_active, r, o, before in columns:
+        counted, seen = played.get(key, (0, 0))
+        entries.append(ListEntry(
+            key=key, value=v, mu=mu, phi=ph, sigma=sigma, nv=nv, games=n_games, active=is_active, rank=r,
+            overall_rank=o, change=None if before != before else v - before, games_counted=counted,
+            games_played=seen, starter=before != before,
+        ))
+    if record:
+        wins, draws, losses = board.wins[chosen].tolist(), board.draws[chosen].tolist(), board.losses[chosen].tolist()
+        last = column(board.last_played, lambda x: None if x == _NONE else dt.date.fromordinal(x))
+        then = (since[0][chosen].tolist(), since[1][chosen].tolist()) if since is not None else None
+        for i, entry in enumerate(entries):
+            entry.wins, entry.draws, entry.losses, entry.last_played = wins[i], draws[i], losses[i], last[i]
+            if then is not None and then[0][i] == then[0][i]:
+                entry.value_change = entry.value - then[0][i]
+                if entry.rank is not None and then[1][i] == then[1][i]:
+                    entry.rank_change = int(then[1][i]) - entry.rank
+    return entries
 
 
 def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:
@@ -250,22 +357,21 @@ def replay(
     until: dt.date,
     rules: ListRules,
     per_race: bool,
-    previous_list: dict | None = None,
+    complete: Callable[[dt.date], bool] = lambda day: True,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Chunk]:
     """Run `games` (all played on or after `start`) month by month up to `until` (today).
 
     Yields one chunk per month, each ending on a list date, then a last partial chunk up to `until`
-    whose entries are the current ratings of every key. The ledger is updated in place;
-    `previous_list` (key -> value) is the list dated `start`.
+    whose entries are the current ratings of every key. The ledger is updated in place. The lists
+    dated `complete` hold every ranked key; the others the month's movements only.
     """
     if not games and start is None:
         return
     first = start or games[0].played_at.date()
     dates = boundaries(first, until)
     times = [g.played_at for g in games]
-    previous = dict(previous_list or {})
-    previous_date = start
+    board = ledger.board
     lo = 0
     total = len(dates) + 1
     for index, end in enumerate([*dates, until]):
@@ -279,17 +385,16 @@ def replay(
         summaries = [*result.summaries, *closed.summaries]
         ledger.engine_state = closed.state
         ledger.games += len(chunk_games)
-        played = apply_chunk(ledger, rows, summaries, previous=previous, previous_date=previous_date, rules=rules)
-        entries = draw_list(
-            ledger, end, rules, per_race=per_race, played=played, previous=previous, every_key=not is_list
+        played = apply_chunk(board, rows, summaries)
+        whole = is_list and complete(end)
+        entries, counts = draw(
+            board, end, rules, per_race=per_race, played=played,
+            emit=("complete" if whole else "movements") if is_list else "every", reference=previous_month(until),
         )
         yield Chunk(
             start=dates[index - 1] if index else month_start(first), end=end, rows=rows, summaries=summaries,
-            entries=entries, games=len(chunk_games), is_list=is_list,
+            entries=entries, games=len(chunk_games), is_list=is_list, complete=whole, **counts,
         )
-        if is_list:
-            previous = {e.key: e.value for e in entries}
-            previous_date = end
         if progress:
             progress(index + 1, total)
         lo = hi

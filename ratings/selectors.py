@@ -8,7 +8,7 @@ from ratings.engines.common import GameRecord
 from tournaments.models import EventStatus
 
 _GAME_SQL = """
-SELECT g.id, g.played_at, g.event_id, v.slug, g.home_coach_id, hr.slug, g.away_coach_id, ar.slug,
+SELECT g.id, {played_at}, g.event_id, v.slug, g.home_coach_id, hr.slug, g.away_coach_id, ar.slug,
        g.home_touchdowns, g.away_touchdowns, e.is_major, e.status, hr.ranked, ar.ranked, g.kind,
        g.conceded_by, e.end_date
 FROM tournaments_game g
@@ -59,59 +59,44 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     Coaches are identified by their database id, races and variants by slug.
     """
     where, params = _window(since, until)
+    # PostgreSQL hands back naive UTC itself (its C loader), which is most of reading a long history.
+    played_at = "g.played_at AT TIME ZONE 'UTC'" if connection.vendor == "postgresql" else "g.played_at"
     with connection.cursor() as cursor:
         cursor.execute(_EVENT_COACHES_SQL.format(where=where), params)
         coaches_in_event = dict(cursor.fetchall())
-        cursor.execute(_GAME_SQL.format(where=where), params)
+        cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
         rows = cursor.fetchall()
     sanctioned = EventStatus.SANCTIONED
+    as_naive = (lambda value: value) if connection.vendor == "postgresql" else naive_utc
     records = []
     append = records.append
     for (game_id, played_at, event_id, variant, home, home_race, away, away_race, home_td, away_td, major,
          status, home_ranked, away_ranked, kind, conceded_by, event_end) in rows:
+        # GameRecord's fields in order (positional: a million keyword calls add up)
         append(GameRecord(
-            game_id=game_id,
-            played_at=naive_utc(played_at),
-            event_id=event_id,
-            variant=variant,
-            home=home,
-            home_race=home_race,
-            away=away,
-            away_race=away_race,
-            home_score=1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5,
-            event_coaches=coaches_in_event.get(event_id, 0),
-            major=bool(major),
-            sanctioned=status == sanctioned,
-            home_race_ranked=bool(home_ranked),
-            away_race_ranked=bool(away_ranked) if away_race is not None else False,
-            kind=kind,
-            conceded_by=conceded_by,
-            event_end=_as_date(event_end),
+            game_id, as_naive(played_at), event_id, variant, home, home_race, away, away_race,
+            1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5, coaches_in_event.get(event_id, 0),
+            bool(major), status == sanctioned, bool(home_ranked),
+            bool(away_ranked) if away_race is not None else False, kind, conceded_by, _as_date(event_end),
         ))
     return records
 
 
 def resume_point(system, day: dt.date | None):
-    """(ledger, start, list at start) to replay `system` from: the latest checkpoint at or before
-    `day`, or an empty ledger from the first game when there is none (or no day)."""
+    """(ledger, start) to replay `system` from: the latest checkpoint at or before `day`, or an
+    empty ledger from the first game when there is none (or no day)."""
     import pickle
     import zlib
 
-    from ratings.models import EngineCheckpoint, RatingListEntry
+    from ratings.models import EngineCheckpoint
     from ratings.replay import Ledger
 
     checkpoint = None
     if day is not None:
         checkpoint = EngineCheckpoint.objects.filter(system=system, as_of__lte=day).order_by("-as_of").first()
     if checkpoint is None:
-        return Ledger(), None, {}
-    previous = {
-        (coach, race, variant): value
-        for coach, race, variant, value in RatingListEntry.objects.filter(
-            rating_list__system=system, rating_list__date=checkpoint.as_of
-        ).values_list("coach_id", "race__slug", "variant__slug", "value")
-    }
-    return pickle.loads(zlib.decompress(checkpoint.state)), checkpoint.as_of, previous
+        return Ledger(), None
+    return pickle.loads(zlib.decompress(checkpoint.state)), checkpoint.as_of
 
 
 def replay_as_of(system, on: dt.date):
@@ -121,14 +106,14 @@ def replay_as_of(system, on: dt.date):
     from ratings.replay import replay
 
     module, config = engine_for(system)
-    ledger, start, previous = resume_point(system, on)
+    ledger, start = resume_point(system, on)
     games = game_records(
         since=dt.datetime.combine(start, dt.time()) if start else None, until=dt.datetime.combine(on, dt.time())
     )
     entries = []
     for chunk in replay(
         module, config, games, ledger, start=start, until=on, rules=list_rules(system, config),
-        per_race=system.per_race, previous_list=previous,
+        per_race=system.per_race, complete=lambda day: False,
     ):
         entries = chunk.entries
     return entries

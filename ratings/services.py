@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from ratings import selectors
-from ratings.bulk import bulk_insert
+from ratings.bulk import BulkWriter, bulk_insert
 from ratings.configuration import build_config, engine_for, list_rules
 from ratings.engines.common import paused_gc
 from ratings.models import (
@@ -32,7 +32,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
-from ratings.replay import Chunk, Ledger, months_between, previous_month, replay
+from ratings.replay import Chunk, months_between, replay
 from tournaments.models import Race, Variant
 from tournaments.services import audit_record
 
@@ -163,6 +163,11 @@ def _checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
     return keep
 
 
+# Lists hold every ranked key on the same dates; other months hold the month's movements (every
+# key that played, and those whose rank lapsed), which is what their pages show.
+complete_list = _checkpoint_dates
+
+
 def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
     rows = CalculationRow.objects.filter(system=system)
     summaries = PeriodSummary.objects.filter(system=system)
@@ -215,55 +220,61 @@ def entry_values(list_id, sid: int, e, keys: _Keys) -> tuple:
     )
 
 
-def _write_chunk(system: RatingSystem, chunk: Chunk, chunk_date: dt.date, keys: _Keys) -> int:
-    sid = system.pk
-    written = bulk_insert(CalculationRow, ROW_FIELDS, (row_values(sid, r, chunk_date, keys) for r in chunk.rows))
-    if chunk.summaries:
+def current_values(sid: int, e, keys: _Keys) -> tuple:
+    """A current rating as stored, in CURRENT_FIELDS order."""
+    return (
+        sid, e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]], e.value, e.mu, e.phi, e.sigma, e.nv, e.games,
+        e.rank, e.overall_rank, e.wins, e.draws, e.losses, e.last_played, e.value_change, e.rank_change,
+    )
+
+
+class _Output:
+    """What one run writes. Calculation rows (most of it) stream to the database while the replay
+    runs; summaries, lists, current ratings and checkpoints are kept until it ends and the
+    connection is free again."""
+
+    def __init__(self, system: RatingSystem, keys: _Keys):
+        self.system, self.sid, self.keys = system, system.pk, keys
+        self.summaries: dict[str, list[tuple]] = {}  # period label -> its latest summaries
+        self.lists: list[tuple[RatingList, list]] = []
+        self.current: list[tuple] = []
+        self.checkpoints: list[EngineCheckpoint] = []
+
+    def add(self, chunk: Chunk, rows: BulkWriter) -> None:
+        sid, keys, chunk_date = self.sid, self.keys, chunk.start
+        rows.write(row_values(sid, r, chunk_date, keys) for r in chunk.rows)
         # An event still open at a chunk's end is summarised again, cumulatively, by the next chunk.
-        labels = {s.period for s in chunk.summaries}
-        PeriodSummary.objects.filter(system=system, period__in=labels, chunk__lt=chunk_date).delete()
-        written += bulk_insert(
-            PeriodSummary, SUMMARY_FIELDS, (summary_values(sid, s, chunk_date, keys) for s in chunk.summaries)
-        )
-    if chunk.is_list:
-        rating_list = RatingList.objects.create(
-            system=system, date=chunk.end, rated=len(chunk.entries),
-            ranked=sum(1 for e in chunk.entries if e.rank is not None),
-            starters=sum(1 for e in chunk.entries if e.starter),
-        )
-        written += bulk_insert(
-            RatingListEntry, ENTRY_FIELDS, (entry_values(rating_list.pk, sid, e, keys) for e in chunk.entries)
-        )
-    return written
+        by_label: dict[str, list[tuple]] = {}
+        for s in chunk.summaries:
+            by_label.setdefault(s.period, []).append(summary_values(sid, s, chunk_date, keys))
+        self.summaries.update(by_label)
+        if chunk.is_list:
+            rating_list = RatingList(
+                system=self.system, date=chunk.end, rated=chunk.rated, ranked=chunk.ranked, starters=chunk.starters,
+                complete=chunk.complete,
+            )
+            self.lists.append((rating_list, [entry_values(None, sid, e, keys)[1:] for e in chunk.entries]))
+        else:
+            self.current.extend(current_values(sid, e, keys) for e in chunk.entries)
 
-
-def _write_current(system: RatingSystem, chunk: Chunk, ledger: Ledger, today: dt.date, keys: _Keys) -> int:
-    """The current ratings, with changes against the list of the last full month's start."""
-    race_id, variant = keys.race_id, keys.variant
-    reference = {}
-    reference_list = RatingList.objects.filter(system=system, date=previous_month(today)).first()
-    if reference_list is not None:
-        for coach, race, variant_id, value, rank in reference_list.entries.values_list("coach_id", "race_id", "variant_id", "value", "rank"):
-            reference[(coach, race, variant_id)] = (value, rank)
-    rows = []
-    for e in chunk.entries:
-        standing = ledger.standings[e.key]
-        db_key = (e.key[0], race_id(e.key[1]), variant[e.key[2]])
-        before = reference.get(db_key)
-        value_change = rank_change = None
-        if before is not None:
-            value_change = e.value - before[0]
-            if before[1] is not None and e.rank is not None:
-                rank_change = before[1] - e.rank
-        rows.append((system.pk, *db_key, e.value, e.mu, e.phi, e.sigma, e.nv, e.games, e.rank, e.overall_rank,
-                     standing.wins, standing.draws, standing.losses, standing.last_played, value_change, rank_change))
-    return bulk_insert(CurrentRating, CURRENT_FIELDS, rows)
+    def save(self, start: dt.date | None) -> int:
+        system = self.system
+        if start is not None:  # summaries of events that were open at the checkpoint, now summarised again
+            PeriodSummary.objects.filter(system=system, period__in=list(self.summaries), chunk__lt=start).delete()
+        written = bulk_insert(PeriodSummary, SUMMARY_FIELDS, (v for values in self.summaries.values() for v in values))
+        saved = RatingList.objects.bulk_create([rating_list for rating_list, _ in self.lists])
+        written += bulk_insert(RatingListEntry, ENTRY_FIELDS, (
+            (rating_list.pk, *values) for rating_list, (_, entries) in zip(saved, self.lists) for values in entries
+        ))
+        written += bulk_insert(CurrentRating, CURRENT_FIELDS, self.current)
+        EngineCheckpoint.objects.bulk_create(self.checkpoints)
+        return written
 
 
 def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date, log: list[str], progress) -> dict:
     module, config = engine_for(system)
     rules = list_rules(system, config)
-    ledger, start, previous_list = selectors.resume_point(system, since)
+    ledger, start = selectors.resume_point(system, since)
     log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
     _delete_from(system, start)
     keys = _Keys()
@@ -272,20 +283,19 @@ def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date,
     )
     log.append(f"{len(games)} games to replay")
     keep_checkpoint = _checkpoint_dates(today)
-    written = 0
-    with paused_gc():  # millions of live, acyclic objects: generational scans would dominate
+    output = _Output(system, keys)
+    with paused_gc(), BulkWriter(CalculationRow, ROW_FIELDS) as rows:  # paused: millions of acyclic objects
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
-            previous_list=previous_list, progress=progress,
+            complete=complete_list(today), progress=progress,
         ):
-            written += _write_chunk(system, chunk, chunk.start, keys)
+            output.add(chunk, rows)
             if chunk.is_list and keep_checkpoint(chunk.end):
-                EngineCheckpoint.objects.create(
+                output.checkpoints.append(EngineCheckpoint(
                     system=system, as_of=chunk.end, games=ledger.games,
                     state=zlib.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL), 1),
-                )
-            if not chunk.is_list:
-                written += _write_current(system, chunk, ledger, today, keys)
+                ))
+    written = rows.count + output.save(start)
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
     EngineCheckpoint.objects.filter(pk__in=stale).delete()
     log.append(f"{written} rows written")

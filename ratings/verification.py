@@ -11,7 +11,8 @@ from ratings.configuration import engine_for, list_rules
 from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingList, RatingListEntry, RatingSystem
 from ratings.replay import Ledger, replay
 from ratings.services import (
-    ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, entry_values, row_values, summary_values,
+    CURRENT_FIELDS, ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, current_values, entry_values, row_values,
+    summary_values,
 )
 
 
@@ -60,9 +61,10 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
     games = selectors.game_records()
     expected_summaries: dict = {}
     expected_rows = 0
+    lists = {rating_list.date: rating_list for rating_list in RatingList.objects.filter(system=system)}
     for chunk in replay(
         module, config, games, Ledger(), start=None, until=today, rules=list_rules(system, config),
-        per_race=system.per_race,
+        per_race=system.per_race, complete=lambda day: day not in lists or lists[day].complete,
     ):
         chunk_date = chunk.start
         stored_rows = CalculationRow.objects.filter(system=system, chunk=chunk_date)
@@ -74,27 +76,24 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
             values = summary_values(sid, s, chunk_date, keys)
             expected_summaries[(s.period, values[1], values[2], values[3])] = values[1:6] + values[7:]
         if chunk.is_list:
-            rating_list = RatingList.objects.filter(system=system, date=chunk.end).first()
+            rating_list = lists.get(chunk.end)
             expected = {(e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]]): entry_values(None, sid, e, keys)[2:] for e in chunk.entries}
             stored = {}
             if rating_list is None:
                 diffs._add(f"rating list of {chunk.end}: missing from the store")
             else:
+                counts = (chunk.rated, chunk.ranked, chunk.starters)
+                if counts != (rating_list.rated, rating_list.ranked, rating_list.starters):
+                    diffs._add(f"rating list of {chunk.end}: counts recomputed {counts}, stored "
+                               f"{(rating_list.rated, rating_list.ranked, rating_list.starters)}")
                 fields = [f"{f}_id" if f in {"coach", "race", "variant"} else f for f in ENTRY_FIELDS[2:]]
                 stored = {(v[0], v[1], v[2]): v for v in RatingListEntry.objects.filter(rating_list=rating_list).values_list(*fields)}
             diffs.compare(f"list {chunk.end} entry", ENTRY_FIELDS[2:], expected, stored)
         else:
-            expected = {
-                (e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]]): (e.value, e.rank, e.overall_rank, e.games)
-                for e in chunk.entries
-            }
-            stored = {
-                (c, r, v): rest[:4]
-                for c, r, v, *rest in CurrentRating.objects.filter(system=system).values_list(
-                    "coach_id", "race_id", "variant_id", "value", "rank", "overall_rank", "games"
-                )
-            }
-            diffs.compare("current rating", ["value", "rank", "overall_rank", "games"], expected, stored)
+            expected = {(e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]]): current_values(sid, e, keys)[4:] for e in chunk.entries}
+            fields = [f"{f}_id" if f in {"coach", "race", "variant"} else f for f in CURRENT_FIELDS[1:]]
+            stored = {(v[0], v[1], v[2]): v[3:] for v in CurrentRating.objects.filter(system=system).values_list(*fields)}
+            diffs.compare("current rating", CURRENT_FIELDS[4:], expected, stored)
     fields = [f"{f}_id" if f in {"coach", "race", "variant"} else f for f in SUMMARY_FIELDS[1:]]
     stored = {}
     for v in PeriodSummary.objects.filter(system=system).values_list(*fields):
