@@ -61,7 +61,7 @@ def load_history(games, *, first_number: int = 1) -> dict:
             events[g.event_id] = [g.played_at.date(), g.event_end or g.played_at.date(), g.variant, g.major]
         else:
             ev[1] = max(ev[1], g.played_at.date())
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)  # bulk_insert takes naive UTC
     bulk_insert(Event, ["id", "name", "variant", "start_date", "end_date", "country", "city", "is_major", "status", "created_at", "updated_at"], (
         (eid, f"{'Major' if major else 'Event'} {eid}", variants[variant], start, end, countries[eid % len(countries)],
          f"City {eid % 97}", major, "sanctioned", now, now)
@@ -81,7 +81,7 @@ def load_history(games, *, first_number: int = 1) -> dict:
     for g in games:
         rid = number_at[(g.event_id, g.played_at)]
         home_td, away_td = (1, 0) if g.home_score == 1.0 else (0, 1) if g.home_score == 0.0 else (1, 1)
-        at = g.played_at.replace(tzinfo=dt.timezone.utc)
+        at = g.played_at  # naive UTC, as bulk_insert takes it
         hc, ac = g.home + first_number, g.away + first_number
         hr, ar = races[g.home_race], races[g.away_race]
         game_rows.append((g.game_id, rid, g.event_id, hc, hr, ac, ar, home_td, away_td, 0, 0, "played", at))

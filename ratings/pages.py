@@ -465,12 +465,15 @@ def list_counts(rating_list: RatingList, variant: Variant | None = None) -> dict
         entries = RatingListEntry.objects.filter(rating_list=rating_list)
         changed = entries.filter(change__isnull=False).exclude(change=0).count()
         return {"rated": rating_list.rated, "ranked": rating_list.ranked, "starters": rating_list.starters, "changed": changed}
-    return RatingListEntry.objects.filter(rating_list=rating_list, variant=variant).aggregate(
+    counts = RatingListEntry.objects.filter(rating_list=rating_list, variant=variant).aggregate(
         rated=Count("id"),
         ranked=Count("id", filter=Q(rank__isnull=False)),
         starters=Count("id", filter=Q(change__isnull=True)),
         changed=Count("id", filter=Q(change__isnull=False) & ~Q(change=0)),
     )
+    if not rating_list.complete:  # only the month's movements are stored: no per-variant totals
+        counts.update(rated=None, ranked=None)
+    return counts
 
 
 # --- calculator -----------------------------------------------------------------------------------

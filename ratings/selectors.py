@@ -64,21 +64,23 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     with connection.cursor() as cursor:
         cursor.execute(_EVENT_COACHES_SQL.format(where=where), params)
         coaches_in_event = dict(cursor.fetchall())
-        cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
-        rows = cursor.fetchall()
     sanctioned = EventStatus.SANCTIONED
     as_naive = (lambda value: value) if connection.vendor == "postgresql" else naive_utc
     records = []
     append = records.append
-    for (game_id, played_at, event_id, variant, home, home_race, away, away_race, home_td, away_td, major,
-         status, home_ranked, away_ranked, kind, conceded_by, event_end) in rows:
-        # GameRecord's fields in order (positional: a million keyword calls add up)
-        append(GameRecord(
-            game_id, as_naive(played_at), event_id, variant, home, home_race, away, away_race,
-            1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5, coaches_in_event.get(event_id, 0),
-            bool(major), status == sanctioned, bool(home_ranked),
-            bool(away_ranked) if away_race is not None else False, kind, conceded_by, _as_date(event_end),
-        ))
+    # a server-side cursor on PostgreSQL: a million raw rows are never held at once beside the records
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
+        while rows := cursor.fetchmany(20_000):
+            for (game_id, played_at, event_id, variant, home, home_race, away, away_race, home_td, away_td, major,
+                 status, home_ranked, away_ranked, kind, conceded_by, event_end) in rows:
+                # GameRecord's fields in order (positional: a million keyword calls add up)
+                append(GameRecord(
+                    game_id, as_naive(played_at), event_id, variant, home, home_race, away, away_race,
+                    1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5, coaches_in_event.get(event_id, 0),
+                    bool(major), status == sanctioned, bool(home_ranked),
+                    bool(away_ranked) if away_race is not None else False, kind, conceded_by, _as_date(event_end),
+                ))
     return records
 
 

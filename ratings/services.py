@@ -36,7 +36,8 @@ from ratings.replay import Chunk, months_between, replay
 from tournaments.models import Race, Variant
 from tournaments.services import audit_record
 
-RECENT_CHECKPOINT_MONTHS = 13
+RECENT_MONTHS = 13
+CHECKPOINT_YEARS = 5
 
 ROW_FIELDS = [
     "system", "game", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period", "chunk",
@@ -156,16 +157,22 @@ def recalculation_execute(
     return run
 
 
-def _checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
-    """Checkpoints are kept at every 1 January and at each month start of the last 13 months."""
+def complete_list(today: dt.date) -> Callable[[dt.date], bool]:
+    """Lists holding every ranked key: each 1 January and each month start of the last 13 months.
+    Other months keep their movements (every key that played, and those whose rank lapsed), which
+    is what their pages show."""
+    def complete(day: dt.date) -> bool:
+        return (day.month == 1 and day.day == 1) or months_between(day, today) <= RECENT_MONTHS
+    return complete
+
+
+def checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
+    """Checkpoints: each month start of the last 13 months, and 1 January of the last five years
+    (an older correction replays from the oldest one kept, or from the first game)."""
     def keep(day: dt.date) -> bool:
-        return (day.month == 1 and day.day == 1) or months_between(day, today) <= RECENT_CHECKPOINT_MONTHS
+        months = months_between(day, today)
+        return months <= RECENT_MONTHS or (day.month == 1 and day.day == 1 and months <= 12 * CHECKPOINT_YEARS)
     return keep
-
-
-# Lists hold every ranked key on the same dates; other months hold the month's movements (every
-# key that played, and those whose rank lapsed), which is what their pages show.
-complete_list = _checkpoint_dates
 
 
 def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
@@ -282,7 +289,7 @@ def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date,
         since=dt.datetime.combine(start, dt.time()) if start else None,
     )
     log.append(f"{len(games)} games to replay")
-    keep_checkpoint = _checkpoint_dates(today)
+    keep_checkpoint = checkpoint_dates(today)
     output = _Output(system, keys)
     with paused_gc(), BulkWriter(CalculationRow, ROW_FIELDS) as rows:  # paused: millions of acyclic objects
         for chunk in replay(

@@ -200,3 +200,14 @@ def test_export_ratings_prints_the_ranking_as_csv_now_and_as_of_a_date(capsys):
     assert f"{first.number},{first.name},Human,Blood Bowl 2020,151.41,,,,1,1" in april
     with pytest.raises(CommandError, match="Unknown rating system 'nope'"):
         call_command("export_ratings", "--system", "nope")
+
+
+def test_complete_lists_and_checkpoints_are_kept_on_their_dates():
+    today = dt.date(2026, 11, 30)
+    complete, keep = services.complete_list(today), services.checkpoint_dates(today)
+    assert complete(dt.date(2009, 1, 1)) and not keep(dt.date(2009, 1, 1))
+    assert complete(dt.date(2021, 1, 1)) and not keep(dt.date(2021, 1, 1))
+    assert complete(dt.date(2022, 1, 1)) and keep(dt.date(2022, 1, 1))
+    assert not complete(dt.date(2025, 9, 1)) and not keep(dt.date(2025, 9, 1))
+    assert complete(dt.date(2025, 10, 1)) and keep(dt.date(2025, 10, 1))
+    assert complete(dt.date(2026, 11, 1)) and keep(dt.date(2026, 11, 1))

@@ -88,3 +88,14 @@ def test_list_pages_query_counts(client, league, django_assert_num_queries):
     # system, list, variants, starters count and page, risers, fallers, neighbours (2), changed count
     with django_assert_num_queries(10):
         client.get("/lists/knsb/2024-07/")
+
+
+def test_a_list_keeping_only_its_movements_says_so_and_gives_no_per_variant_totals(client, league):
+    RatingList.objects.filter(system__slug="elo", date="2024-07-01").update(complete=False)
+    page = client.get("/lists/elo/2024-07/").content.decode()
+    assert "This list keeps the month's movements" in page
+    assert "This month's movements as a ranking" in page
+    by_variant = client.get("/lists/elo/2024-07/?variant=blood-bowl-2020").content.decode()
+    assert "<dt>Entries on the list</dt><dd>—</dd>" in by_variant
+    assert "This list keeps the month's movements" in client.get("/rankings/elo/2024-07/").content.decode()
+    assert "This list keeps the month's movements" not in client.get("/rankings/elo/2024-08/").content.decode()
