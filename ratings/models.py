@@ -105,6 +105,18 @@ RANKING_ORDER = (F("overall_rank").asc(nulls_last=True), F("value").desc(), F("c
 DERIVED = {"on_delete": models.CASCADE, "db_constraint": False, "db_index": False, "related_name": "+"}
 
 
+class RankingQuerySet(models.QuerySet):
+    """Ratings read page by page: a deep page finds its rows' ids on the ranking index alone and
+    only then joins coach, race and variant for those rows (not for every row it skips)."""
+
+    def __getitem__(self, k):
+        if isinstance(k, slice) and k.start and self._result_cache is None and self.query.select_related:
+            ids = list(self.values_list("pk", flat=True)[k])
+            found = {rating.pk: rating for rating in self.filter(pk__in=ids).order_by()}
+            return [found[pk] for pk in ids]
+        return super().__getitem__(k)
+
+
 class RatingFields(models.Model):
     """What one rating key holds at one moment: shared by current ratings and list entries.
 
@@ -125,6 +137,8 @@ class RatingFields(models.Model):
     games = models.PositiveIntegerField(default=0)
     rank = models.PositiveIntegerField(null=True, blank=True, help_text="Within system, variant (and race): none when inactive.")
     overall_rank = models.PositiveIntegerField(null=True, blank=True, help_text="Within system and variant, all races.")
+
+    objects = RankingQuerySet.as_manager()
 
     class Meta:
         abstract = True

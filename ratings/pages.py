@@ -94,7 +94,7 @@ def coach_record_per_race(coach: Coach) -> list[dict]:
     """Games, wins, draws, losses, touchdowns and casualties per race, from the coach's game sides."""
     rows = (
         GameSide.objects.filter(coach=coach)
-        .exclude(event__status=EventStatus.DRAFT)
+        .exclude(event_id__in=Event.objects.filter(status=EventStatus.DRAFT).values("id"))  # a few: no join
         .values("race__name", "race__slug")
         .annotate(
             games=Count("id"),
@@ -111,24 +111,36 @@ def coach_record_per_race(coach: Coach) -> list[dict]:
     return list(rows)
 
 
+EVENT_FIELDS = ("name", "start_date", "country", "is_major", "status")
+
+
 def coach_events(coach: Coach) -> list[dict]:
     """The events the coach played at (newest first), with race and record there."""
-    rows = (
+    # Counted per event from the coach's game sides alone, then joined to those events only: a
+    # busy coach's thousands of games never meet the whole events table.
+    rows = list(
         GameSide.objects.filter(coach=coach)
-        .exclude(event__status=EventStatus.DRAFT)
-        .values(
-            "event_id", "event__name", "event__start_date", "event__country", "event__is_major",
-            "event__status", "race__name",
-        )
+        .values("event_id", "race__name")
         .annotate(
             games=Count("id"),
             wins=Count("id", filter=Q(score=1)),
             draws=Count("id", filter=Q(score=0.5, opponent__isnull=False)),
             losses=Count("id", filter=Q(score=0)),
         )
-        .order_by("-event__start_date", "-event_id", "race__name")
+        .order_by()
     )
-    return list(rows)
+    events = {
+        event["id"]: event for event in Event.objects.filter(pk__in={row["event_id"] for row in rows})
+        .exclude(status=EventStatus.DRAFT).values("id", "name", "start_date", "country", "is_major", "status")
+    }
+    found = []
+    for row in rows:
+        event = events.get(row["event_id"])
+        if event is not None:
+            found.append({**row, **{f"event__{name}": event[name] for name in EVENT_FIELDS}})
+    found.sort(key=lambda row: (row["race__name"] or ""))
+    found.sort(key=lambda row: (row["event__start_date"], row["event_id"]), reverse=True)
+    return found
 
 
 def coach_awards(coach: Coach) -> list[Award]:

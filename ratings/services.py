@@ -153,8 +153,22 @@ def recalculation_execute(
             log="\n".join(log), error=traceback.format_exc()[-5000:],
         )
         raise
+    _refresh_planner_statistics(full=outcome["start"] is None)
     run.refresh_from_db()
     return run
+
+
+def _refresh_planner_statistics(*, full: bool) -> None:
+    """After a full run the planner's statistics describe the tables before it: a ranking would be
+    read by a plan made for an empty table. Analyse the derived tables then (and vacuum the current
+    ratings, for index-only counts); after a partial run the distributions barely move and
+    autovacuum suffices. Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
+    if not full or connection.vendor != "postgresql" or connection.in_atomic_block:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM (ANALYZE) {CurrentRating._meta.db_table}")
+        for model in (RatingList, RatingListEntry, PeriodSummary, CalculationRow):
+            cursor.execute(f"ANALYZE {model._meta.db_table}")
 
 
 def complete_list(today: dt.date) -> Callable[[dt.date], bool]:

@@ -157,8 +157,12 @@ def coach_detail(request, number: int):
             x_label="Date", y_label="Rating", step=True, x_end=timezone.now().date(),
         )
     noun = "event" if system is not None and system.method == Method.NAF_ELO else "period"
-    history_table = HistoryTable(history, caption=f"{system.name if system else ''}: rating after each {noun}")
-    events_table = CoachEventTable(pages.coach_events(coach), caption="Events attended, newest first")
+    history_table = HistoryTable(
+        history, caption=f"{system.name if system else ''}: rating after each {noun}", prefix="history-"
+    )
+    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(history_table)
+    events_table = CoachEventTable(pages.coach_events(coach), caption="Events attended, newest first", prefix="events-")
+    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(events_table)
     return render(request, "ratings/coach.html", {
         "coach": coach,
         "ratings": ratings,

@@ -227,7 +227,12 @@ class GameSide(models.Model):
             models.UniqueConstraint(fields=["game", "side"], name="game_side_unique"),
         ]
         indexes = [
-            models.Index(fields=["coach", "race"], name="gameside_coach_race_idx"),
+            # a coach page's records read from the index alone (PostgreSQL; elsewhere a plain index)
+            models.Index(
+                fields=["coach", "race"], name="gameside_coach_race_idx",
+                include=["id", "event", "score", "opponent", "touchdowns_for", "touchdowns_against", "casualties_for",
+                         "casualties_against"],
+            ),
             models.Index(fields=["race", "opponent_race"], name="gameside_race_opp_idx"),
             models.Index(fields=["event", "coach"], name="gameside_event_coach_idx"),
         ]
