@@ -159,15 +159,16 @@ def recalculation_execute(
 
 
 def _refresh_planner_statistics(*, full: bool) -> None:
-    """After a full run the planner's statistics describe the tables before it: a ranking would be
-    read by a plan made for an empty table. Analyse the derived tables then (and vacuum the current
-    ratings, for index-only counts); after a partial run the distributions barely move and
-    autovacuum suffices. Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
-    if not full or connection.vendor != "postgresql" or connection.in_atomic_block:
+    """Every run rewrites the current ratings: vacuum them, so ranking pages count and page through
+    them on the index alone instead of past the rows the run replaced. After a full run the
+    planner's statistics describe the tables before it (a ranking would be read by a plan made
+    for an empty table): analyse the derived tables then. Autovacuum would, but minutes later.
+    Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
         return
     with connection.cursor() as cursor:
-        cursor.execute(f"VACUUM (ANALYZE) {CurrentRating._meta.db_table}")
-        for model in (RatingList, RatingListEntry, PeriodSummary, CalculationRow):
+        cursor.execute(f"VACUUM {'(ANALYZE) ' if full else ''}{CurrentRating._meta.db_table}")
+        for model in (RatingList, RatingListEntry, PeriodSummary, CalculationRow) if full else ():
             cursor.execute(f"ANALYZE {model._meta.db_table}")
 
 
