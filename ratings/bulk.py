@@ -59,11 +59,11 @@ class BulkWriter:
     def write(self, rows: Iterable[tuple]) -> None:
         if self._copy is not None:
             write_row = self._copy.write_row
-            before = self.count
+            count = self.count
             for row in rows:
                 write_row(row)
-                before += 1
-            self.count = before
+                count += 1
+            self.count = count
             return
         batch = self._batch
         for row in rows:

@@ -90,6 +90,16 @@ def coach_ratings(coach: Coach) -> list[CurrentRating]:
     )
 
 
+def _record_counts() -> dict:
+    """Games, wins, draws and losses of grouped game sides (a bye is a game, but no draw)."""
+    return {
+        "games": Count("id"),
+        "wins": Count("id", filter=Q(score=1)),
+        "draws": Count("id", filter=Q(score=0.5, opponent__isnull=False)),
+        "losses": Count("id", filter=Q(score=0)),
+    }
+
+
 def coach_record_per_race(coach: Coach) -> list[dict]:
     """Games, wins, draws, losses, touchdowns and casualties per race, from the coach's game sides."""
     rows = (
@@ -97,10 +107,7 @@ def coach_record_per_race(coach: Coach) -> list[dict]:
         .exclude(event_id__in=Event.objects.filter(status=EventStatus.DRAFT).values("id"))  # a few: no join
         .values("race__name", "race__slug")
         .annotate(
-            games=Count("id"),
-            wins=Count("id", filter=Q(score=1)),
-            draws=Count("id", filter=Q(score=0.5, opponent__isnull=False)),
-            losses=Count("id", filter=Q(score=0)),
+            **_record_counts(),
             td_for=Sum("touchdowns_for"),
             td_against=Sum("touchdowns_against"),
             cas_for=Sum("casualties_for"),
@@ -121,23 +128,19 @@ def coach_events(coach: Coach) -> list[dict]:
     rows = list(
         GameSide.objects.filter(coach=coach)
         .values("event_id", "race__name")
-        .annotate(
-            games=Count("id"),
-            wins=Count("id", filter=Q(score=1)),
-            draws=Count("id", filter=Q(score=0.5, opponent__isnull=False)),
-            losses=Count("id", filter=Q(score=0)),
-        )
+        .annotate(**_record_counts())
         .order_by()
     )
     events = {
         event["id"]: event for event in Event.objects.filter(pk__in={row["event_id"] for row in rows})
-        .exclude(status=EventStatus.DRAFT).values("id", "name", "start_date", "country", "is_major", "status")
+        .exclude(status=EventStatus.DRAFT).values("id", *EVENT_FIELDS)
     }
     found = []
     for row in rows:
         event = events.get(row["event_id"])
         if event is not None:
             found.append({**row, **{f"event__{name}": event[name] for name in EVENT_FIELDS}})
+    # newest event first, races in name order within it (two stable sorts: dates do not negate)
     found.sort(key=lambda row: (row["race__name"] or ""))
     found.sort(key=lambda row: (row["event__start_date"], row["event_id"]), reverse=True)
     return found
@@ -363,10 +366,7 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
         GameSide.objects.filter(event=event)
         .values("coach_id", "race__name", "race__slug")
         .annotate(
-            games=Count("id"),
-            wins=Count("id", filter=Q(score=1)),
-            draws=Count("id", filter=Q(score=0.5, opponent__isnull=False)),
-            losses=Count("id", filter=Q(score=0)),
+            **_record_counts(),
             points=Sum("score"),
             td_for=Sum("touchdowns_for"),
             td_against=Sum("touchdowns_against"),

@@ -187,24 +187,23 @@ def _count(value: str, column: str, problems: list[str]) -> int | None:
     return int(value)
 
 
-def _date(value: str, column: str, problems: list[str]) -> dt.date | None:
+def _parsed(value: str, column: str, problems: list[str], pattern, parse, form: str):
+    """`value` parsed when it has the form `pattern` checks; otherwise None and a problem naming `form`."""
     try:
-        if _DATE.fullmatch(value):
-            return dt.date.fromisoformat(value)
+        if pattern.fullmatch(value):
+            return parse(value)
     except ValueError:
         pass
-    problems.append(f"{column} {value!r} is not a date YYYY-MM-DD")
+    problems.append(f"{column} {value!r} is not a {form}")
     return None
+
+
+def _date(value: str, column: str, problems: list[str]) -> dt.date | None:
+    return _parsed(value, column, problems, _DATE, dt.date.fromisoformat, "date YYYY-MM-DD")
 
 
 def _time(value: str, column: str, problems: list[str]) -> dt.time | None:
-    try:
-        if _TIME.fullmatch(value):
-            return dt.time.fromisoformat(value)
-    except ValueError:
-        pass
-    problems.append(f"{column} {value!r} is not a time HH:MM:SS")
-    return None
+    return _parsed(value, column, problems, _TIME, dt.time.fromisoformat, "time HH:MM:SS")
 
 
 def _race(value: str, column: str, problems: list[str]) -> str:
