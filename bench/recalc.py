@@ -2,6 +2,7 @@
 then one 60-coach event added at the end, then one backdated a year. Prints figures; asserts nothing.
 
     .venv/bin/python bench/recalc.py [--games 1000000] [--database-url postgres://...]
+    .venv/bin/python bench/recalc.py --reuse     # the loaded history of an earlier run, its bench events removed
 """
 from __future__ import annotations
 
@@ -32,6 +33,14 @@ def load(games: int, url: str) -> dt.date:
     counts = load_history(history)
     print(f"loaded {counts} in {time.perf_counter() - started:.1f} s", flush=True)
     return history[-1].played_at.date()
+
+
+def forget_bench_events() -> dt.date:
+    """Delete the events an earlier run added; returns the last day of the loaded history."""
+    from tournaments.models import Event, Game
+
+    Event.objects.filter(name__startswith="Bench event").delete()
+    return Game.objects.latest("played_at").played_at.date()
 
 
 def peak_mib() -> float:
@@ -88,13 +97,18 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--database-url", default=DEFAULT_URL)
+    parser.add_argument("--reuse", action="store_true", help="keep the history an earlier run loaded")
     args = parser.parse_args(argv)
 
-    fresh_database(args.database_url)
-    # The history is made and loaded in a child process, so the peak memory printed is the recalculation's.
-    with multiprocessing.get_context("fork").Pool(1) as pool:
-        last_day = pool.apply(load, (args.games, args.database_url))
-    setup_django(args.database_url)
+    if args.reuse:
+        setup_django(args.database_url)
+        last_day = forget_bench_events()
+    else:
+        fresh_database(args.database_url)
+        # The history is made and loaded in a child process, so the peak memory printed is the recalculation's.
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            last_day = pool.apply(load, (args.games, args.database_url))
+        setup_django(args.database_url)
     today = max(dt.date.today(), last_day + dt.timedelta(days=3))
 
     report("Full recalculation, four systems", recalculate_all(None, today), "≤ 60 s")

@@ -23,8 +23,8 @@ class BulkWriter:
     the writer closes, so nothing else may use it in between.
     """
 
-    def __init__(self, model, fields: list[str]):
-        self.table = model._meta.db_table
+    def __init__(self, model, fields: list[str], *, table: str | None = None):
+        self.table = table or model._meta.db_table  # another table of the model's columns (a temporary one)
         self.columns = _columns(model, fields)
         self.count = 0
         self._batch: list[tuple] = []
@@ -87,8 +87,8 @@ class BulkWriter:
             self._cursor.close()
 
 
-def bulk_insert(model, fields: list[str], rows: Iterable[tuple]) -> int:
+def bulk_insert(model, fields: list[str], rows: Iterable[tuple], *, table: str | None = None) -> int:
     """Insert plain tuples (in `fields` order); returns the count."""
-    with BulkWriter(model, fields) as writer:
+    with BulkWriter(model, fields, table=table) as writer:
         writer.write(rows)
     return writer.count

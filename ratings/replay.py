@@ -26,6 +26,7 @@ _FLOATS = ("value", "mu", "phi", "sigma", "previous")
 _INTS = ("coach", "group", "variant_group", "nv", "effective_day", "effective_month", "wins", "draws", "losses",
          "last_played")
 _NONE = -1  # an integer column's "none" (nv, last_played)
+_NONE_CHANGE = np.iinfo(np.int64).min  # rank change: none (any other value may be a real change)
 
 
 class Board:
@@ -46,6 +47,17 @@ class Board:
         for name in _INTS:
             setattr(self, name, np.full(0, _NONE, dtype=np.int64))
         self.snapshots: list[tuple[dt.date, np.ndarray, np.ndarray]] = []
+
+    def __getstate__(self) -> dict:
+        """For checkpoints: the rows in use only, and no index (rebuilt from the keys)."""
+        state = {name: value for name, value in vars(self).items() if name != "index"}
+        for name in (*_FLOATS, *_INTS):
+            state[name] = state[name][:self.size].copy()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        vars(self).update(state)
+        self.index = {key: row for row, key in enumerate(self.keys)}
 
     def _group(self, group) -> int:
         return self._groups.setdefault(group, len(self._groups))
@@ -208,7 +220,7 @@ class Chunk:
     end: dt.date  # a month start (list date), or the run's last day
     rows: list  # CalculationRow
     summaries: list  # PeriodSummary
-    entries: list  # ListEntry, when `end` is a list date; every key's current rating otherwise
+    entries: Entries  # the list's, when `end` is a list date; every key's current rating otherwise
     games: int
     is_list: bool
     complete: bool = True  # the list holds every ranked key, not only the month's movements
@@ -266,7 +278,7 @@ def apply_chunk(board: Board, rows: list[CalculationRow], summaries: list[Period
 def draw(
     board: Board, on: dt.date, rules: ListRules, *, per_race: bool, played: dict, emit: str,
     reference: dt.date | None = None,
-) -> tuple[list[ListEntry], dict]:
+) -> tuple[Entries, dict]:
     """The list as of `on` and its counts (rated, ranked, starters); moves `board.previous` to it.
 
     `emit` says which keys get an entry: "complete" every ranked key and every key that played
@@ -301,40 +313,96 @@ def draw(
     return entries, counts
 
 
-def _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, record) -> list[ListEntry]:
-    def column(array, none):
-        return [none(x) for x in array[chosen].tolist()]
-
-    nan_none = lambda x: None if x != x else x  # noqa: E731
-    zero_none = lambda x: x or None  # noqa: E731
-    keys = [board.keys[i] for i in chosen.tolist()]
-    values = value[chosen].tolist()
-    befores = previous[chosen].tolist()
-    games = (board.wins[chosen] + board.draws[chosen] + board.losses[chosen]).tolist()
-    columns = zip(
-        keys, values, column(board.mu, nan_none), column(phi, nan_none) if phi is not None else [None] * len(keys),
-        column(board.sigma, nan_none), column(board.nv, lambda x: None if x == _NONE else x), games,
-        active[chosen].tolist(), column(rank, zero_none), column(overall, zero_none), befores,
+def _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, record) -> Entries:
+    played_keys = [board.keys[i] for i in chosen.tolist()]
+    counts = [played.get(key, (0, 0)) for key in played_keys]
+    entries = Entries(
+        keys=played_keys, value=value[chosen], mu=board.mu[chosen],
+        phi=phi[chosen] if phi is not None else np.full(len(chosen), np.nan), sigma=board.sigma[chosen],
+        nv=board.nv[chosen], games=board.wins[chosen] + board.draws[chosen] + board.losses[chosen],
+        active=active[chosen], rank=rank[chosen], overall_rank=overall[chosen], previous=previous[chosen],
+        games_counted=np.fromiter((c for c, _ in counts), dtype=np.int64, count=len(counts)),
+        games_played=np.fromiter((p for _, p in counts), dtype=np.int64, count=len(counts)),
     )
-    entries = []
-    for key, v, mu, ph, sigma, nv, n_games, is_active, r, o, before in columns:
-        counted, seen = played.get(key, (0, 0))
-        entries.append(ListEntry(
-            key=key, value=v, mu=mu, phi=ph, sigma=sigma, nv=nv, games=n_games, active=is_active, rank=r,
-            overall_rank=o, change=None if before != before else v - before, games_counted=counted,
-            games_played=seen, starter=before != before,
-        ))
     if record:
-        wins, draws, losses = board.wins[chosen].tolist(), board.draws[chosen].tolist(), board.losses[chosen].tolist()
-        last = column(board.last_played, lambda x: None if x == _NONE else dt.date.fromordinal(x))
-        then = (since[0][chosen].tolist(), since[1][chosen].tolist()) if since is not None else None
-        for i, entry in enumerate(entries):
-            entry.wins, entry.draws, entry.losses, entry.last_played = wins[i], draws[i], losses[i], last[i]
-            if then is not None and then[0][i] == then[0][i]:
-                entry.value_change = entry.value - then[0][i]
-                if entry.rank is not None and then[1][i] == then[1][i]:
-                    entry.rank_change = int(then[1][i]) - entry.rank
+        entries.wins, entries.draws, entries.losses = board.wins[chosen], board.draws[chosen], board.losses[chosen]
+        entries.last_played = board.last_played[chosen]
+        nan = np.full(len(chosen), np.nan)
+        entries.then_value, entries.then_rank = (since[0][chosen], since[1][chosen]) if since is not None else (nan, nan)
     return entries
+
+
+def _floats(array: np.ndarray) -> list:
+    """Python floats, None for NaN."""
+    return np.where(np.isnan(array), None, array).tolist()
+
+
+def _ints(array: np.ndarray, none: int) -> list:
+    """Python ints, None for `none`."""
+    out = array.astype(object)
+    out[array == none] = None
+    return out.tolist()
+
+
+@dataclass
+class Entries:
+    """The entries of a list (or the current ratings) as columns, one row per key in `keys`.
+
+    Held as arrays until written: a long replay keeps millions of list entries, which as objects
+    would cost several times the memory and the time. Iterating gives `ListEntry` objects.
+    """
+
+    keys: list
+    value: np.ndarray
+    mu: np.ndarray  # NaN: none
+    phi: np.ndarray
+    sigma: np.ndarray
+    nv: np.ndarray  # -1: none
+    games: np.ndarray
+    active: np.ndarray
+    rank: np.ndarray  # 0: unranked
+    overall_rank: np.ndarray
+    previous: np.ndarray  # the value on the previous list; NaN: a starter
+    games_counted: np.ndarray
+    games_played: np.ndarray
+    # the current ratings only: the record, and the value and rank (NaN: none) on the last full month's list
+    wins: np.ndarray | None = None
+    draws: np.ndarray | None = None
+    losses: np.ndarray | None = None
+    last_played: np.ndarray | None = None  # ordinal; -1: none
+    then_value: np.ndarray | None = None
+    then_rank: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def columns(self) -> dict[str, list]:
+        """Every ListEntry field but key, active and starter, as Python lists with None for none."""
+        rank = self.rank
+        out = {
+            "value": self.value.tolist(), "mu": _floats(self.mu), "phi": _floats(self.phi),
+            "sigma": _floats(self.sigma), "nv": _ints(self.nv, _NONE), "games": self.games.tolist(),
+            "rank": _ints(rank, 0), "overall_rank": _ints(self.overall_rank, 0),
+            "change": _floats(self.value - self.previous), "games_counted": self.games_counted.tolist(),
+            "games_played": self.games_played.tolist(),
+        }
+        if self.wins is not None:
+            then_rank = np.where(rank > 0, self.then_rank, np.nan)
+            with np.errstate(invalid="ignore"):
+                rank_change = np.where(np.isnan(then_rank), _NONE_CHANGE, then_rank - rank).astype(np.int64)
+            out.update(
+                wins=self.wins.tolist(), draws=self.draws.tolist(), losses=self.losses.tolist(),
+                last_played=[None if x == _NONE else dt.date.fromordinal(x) for x in self.last_played.tolist()],
+                value_change=_floats(self.value - self.then_value), rank_change=_ints(rank_change, _NONE_CHANGE),
+            )
+        return out
+
+    def __iter__(self) -> Iterator[ListEntry]:
+        columns = self.columns()
+        names = list(columns)
+        extra = {"active": self.active.tolist(), "starter": np.isnan(self.previous).tolist()}
+        for i, key in enumerate(self.keys):
+            yield ListEntry(key=key, **{name: columns[name][i] for name in names}, **{k: v[i] for k, v in extra.items()})
 
 
 def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:

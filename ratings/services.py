@@ -11,7 +11,8 @@ import pickle
 import time
 import traceback
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import repeat
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -32,7 +33,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
-from ratings.replay import Chunk, months_between, replay
+from ratings.replay import Chunk, Entries, months_between, replay
 from tournaments.models import Race, Variant
 from tournaments.services import audit_record
 
@@ -52,6 +53,7 @@ ENTRY_FIELDS = [
     "rating_list", "system", "coach", "race", "variant", "value", "mu", "phi", "sigma", "nv", "games", "rank",
     "overall_rank", "change", "games_counted", "games_played",
 ]
+CHECKPOINT_FIELDS = ["system", "as_of", "games", "state"]
 CURRENT_FIELDS = [
     "system", "coach", "race", "variant", "value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank",
     "wins", "draws", "losses", "last_played", "value_change", "rank_change",
@@ -201,8 +203,43 @@ def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
         lists = lists.filter(date__gt=start)
         checkpoints = checkpoints.filter(as_of__gt=start)
     RatingListEntry.objects.filter(rating_list__in=lists)._raw_delete(RatingListEntry.objects.db)
-    for queryset in (rows, summaries, lists, checkpoints, CurrentRating.objects.filter(system=system)):
+    for queryset in (rows, summaries, lists, checkpoints):
         queryset._raw_delete(queryset.db)
+
+
+def _replace_current(system: RatingSystem, rows: list[tuple]) -> int:
+    """Make the system's stored current ratings exactly `rows` (CURRENT_FIELDS); returns the rows written.
+
+    On PostgreSQL only the rows that differ are deleted and inserted: an event changes a few
+    thousand ratings and ranks, and rewriting tens of thousands of rows with their six ranking
+    indexes would be most of a small run.
+    """
+    stored = CurrentRating.objects.filter(system=system)
+    if connection.vendor != "postgresql":
+        stored._raw_delete(stored.db)
+        return bulk_insert(CurrentRating, CURRENT_FIELDS, rows)
+    table = CurrentRating._meta.db_table
+    columns = [CurrentRating._meta.get_field(name).column for name in CURRENT_FIELDS]
+    listed = ", ".join(columns)
+    same = " AND ".join(f"n.{c} IS NOT DISTINCT FROM c.{c}" for c in columns)
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TEMPORARY TABLE current_new ON COMMIT DROP AS SELECT {listed} FROM {table} WITH NO DATA")
+        bulk_insert(CurrentRating, CURRENT_FIELDS, rows, table="current_new")
+        cursor.execute("ANALYZE current_new")
+        # (coach, variant) equality lets these be hash joins; the row comparison settles the rest
+        cursor.execute(
+            f"DELETE FROM {table} c WHERE c.system_id = %s AND NOT EXISTS (SELECT 1 FROM current_new n "
+            f"WHERE n.coach_id = c.coach_id AND n.variant_id = c.variant_id AND {same})",
+            [system.pk],
+        )
+        cursor.execute(
+            f"INSERT INTO {table} ({listed}) SELECT {', '.join('n.' + c for c in columns)} FROM current_new n "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {table} c WHERE c.system_id = n.system_id AND c.coach_id = n.coach_id "
+            f"AND c.variant_id = n.variant_id AND {same})"
+        )
+        written = cursor.rowcount
+        cursor.execute("DROP TABLE current_new")
+    return written
 
 
 class _Keys:
@@ -234,19 +271,27 @@ def summary_values(sid: int, s, chunk_date: dt.date, keys: _Keys) -> tuple:
     )
 
 
-def entry_values(list_id, sid: int, e, keys: _Keys) -> tuple:
-    """A list entry as stored, in ENTRY_FIELDS order."""
-    return (
-        list_id, sid, e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]], e.value, e.mu, e.phi, e.sigma,
-        e.nv, e.games, e.rank, e.overall_rank, e.change, e.games_counted, e.games_played,
+def _key_columns(entries: Entries, keys: _Keys) -> tuple[list, list, list]:
+    race, variant = keys.race_id, keys.variant
+    return ([k[0] for k in entries.keys], [race(k[1]) for k in entries.keys], [variant[k[2]] for k in entries.keys])
+
+
+def entry_rows(sid: int, entries: Entries, keys: _Keys) -> Iterator[tuple]:
+    """A list's entries as stored, in ENTRY_FIELDS order without the list."""
+    c = entries.columns()
+    return zip(
+        repeat(sid, len(entries)), *_key_columns(entries, keys), c["value"], c["mu"], c["phi"], c["sigma"], c["nv"],
+        c["games"], c["rank"], c["overall_rank"], c["change"], c["games_counted"], c["games_played"],
     )
 
 
-def current_values(sid: int, e, keys: _Keys) -> tuple:
-    """A current rating as stored, in CURRENT_FIELDS order."""
-    return (
-        sid, e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]], e.value, e.mu, e.phi, e.sigma, e.nv, e.games,
-        e.rank, e.overall_rank, e.wins, e.draws, e.losses, e.last_played, e.value_change, e.rank_change,
+def current_rows(sid: int, entries: Entries, keys: _Keys) -> Iterator[tuple]:
+    """The current ratings as stored, in CURRENT_FIELDS order."""
+    c = entries.columns()
+    return zip(
+        repeat(sid, len(entries)), *_key_columns(entries, keys), c["value"], c["mu"], c["phi"], c["sigma"], c["nv"],
+        c["games"], c["rank"], c["overall_rank"], c["wins"], c["draws"], c["losses"], c["last_played"],
+        c["value_change"], c["rank_change"],
     )
 
 
@@ -258,9 +303,9 @@ class _Output:
     def __init__(self, system: RatingSystem, keys: _Keys):
         self.system, self.sid, self.keys = system, system.pk, keys
         self.summaries: dict[str, list[tuple]] = {}  # period label -> its latest summaries
-        self.lists: list[tuple[RatingList, list]] = []
+        self.lists: list[tuple[RatingList, Entries]] = []
         self.current: list[tuple] = []
-        self.checkpoints: list[EngineCheckpoint] = []
+        self.checkpoints: list[tuple] = []  # CHECKPOINT_FIELDS
 
     def add(self, chunk: Chunk, rows: BulkWriter) -> None:
         sid, keys, chunk_date = self.sid, self.keys, chunk.start
@@ -275,9 +320,9 @@ class _Output:
                 system=self.system, date=chunk.end, rated=chunk.rated, ranked=chunk.ranked, starters=chunk.starters,
                 complete=chunk.complete,
             )
-            self.lists.append((rating_list, [entry_values(None, sid, e, keys)[1:] for e in chunk.entries]))
+            self.lists.append((rating_list, chunk.entries))
         else:
-            self.current.extend(current_values(sid, e, keys) for e in chunk.entries)
+            self.current.extend(current_rows(sid, chunk.entries, keys))
 
     def save(self, start: dt.date | None) -> int:
         system = self.system
@@ -286,10 +331,12 @@ class _Output:
         written = bulk_insert(PeriodSummary, SUMMARY_FIELDS, (v for values in self.summaries.values() for v in values))
         saved = RatingList.objects.bulk_create([rating_list for rating_list, _ in self.lists])
         written += bulk_insert(RatingListEntry, ENTRY_FIELDS, (
-            (rating_list.pk, *values) for rating_list, (_, entries) in zip(saved, self.lists) for values in entries
+            (rating_list.pk, *values)
+            for rating_list, (_, entries) in zip(saved, self.lists) for values in entry_rows(self.sid, entries, self.keys)
         ))
-        written += bulk_insert(CurrentRating, CURRENT_FIELDS, self.current)
-        EngineCheckpoint.objects.bulk_create(self.checkpoints)
+        written += _replace_current(system, self.current)
+        # COPY: megabytes of state each, which an INSERT would send and parse as hex text
+        bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)
         return written
 
 
@@ -313,9 +360,9 @@ def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date,
         ):
             output.add(chunk, rows)
             if chunk.is_list and keep_checkpoint(chunk.end):
-                output.checkpoints.append(EngineCheckpoint(
-                    system=system, as_of=chunk.end, games=ledger.games,
-                    state=zlib.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL), 1),
+                output.checkpoints.append((
+                    system.pk, chunk.end, ledger.games,
+                    zlib.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL), 1),
                 ))
     written = rows.count + output.save(start)
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]

@@ -11,7 +11,7 @@ from ratings.configuration import engine_for, list_rules
 from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingList, RatingListEntry, RatingSystem
 from ratings.replay import Ledger, replay
 from ratings.services import (
-    CURRENT_FIELDS, ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, current_values, entry_values, row_values,
+    CURRENT_FIELDS, ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, current_rows, entry_rows, row_values,
     summary_values,
 )
 
@@ -77,7 +77,7 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
             expected_summaries[(s.period, values[1], values[2], values[3])] = values[1:6] + values[7:]
         if chunk.is_list:
             rating_list = lists.get(chunk.end)
-            expected = {(e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]]): entry_values(None, sid, e, keys)[2:] for e in chunk.entries}
+            expected = {values[1:4]: values[1:] for values in entry_rows(sid, chunk.entries, keys)}
             stored = {}
             if rating_list is None:
                 diffs._add(f"rating list of {chunk.end}: missing from the store")
@@ -90,7 +90,7 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
                 stored = {(v[0], v[1], v[2]): v for v in RatingListEntry.objects.filter(rating_list=rating_list).values_list(*fields)}
             diffs.compare(f"list {chunk.end} entry", ENTRY_FIELDS[2:], expected, stored)
         else:
-            expected = {(e.key[0], keys.race_id(e.key[1]), keys.variant[e.key[2]]): current_values(sid, e, keys)[4:] for e in chunk.entries}
+            expected = {values[1:4]: values[4:] for values in current_rows(sid, chunk.entries, keys)}
             fields = [f"{f}_id" if f in {"coach", "race", "variant"} else f for f in CURRENT_FIELDS[1:]]
             stored = {(v[0], v[1], v[2]): v[3:] for v in CurrentRating.objects.filter(system=system).values_list(*fields)}
             diffs.compare("current rating", CURRENT_FIELDS[4:], expected, stored)
