@@ -68,6 +68,10 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     as_naive = (lambda value: value) if connection.vendor == "postgresql" else naive_utc
     records = []
     append = records.append
+    # One object per distinct slug, time of play and event end: the driver makes a new one per row,
+    # and a million games would otherwise hold several million copies.
+    shared: dict = {}
+    share = shared.setdefault
     # a server-side cursor on PostgreSQL: a million raw rows are never held at once beside the records
     with connection.chunked_cursor() as cursor:
         cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
@@ -76,12 +80,17 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
                  status, home_ranked, away_ranked, kind, conceded_by, event_end) in rows:
                 # GameRecord's fields in order (positional: a million keyword calls add up)
                 append(GameRecord(
-                    game_id, as_naive(played_at), event_id, variant, home, home_race, away, away_race,
+                    game_id, share(at := as_naive(played_at), at), event_id, share(variant, variant), home,
+                    share(home_race, home_race), away, share(away_race, away_race),
                     1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5, coaches_in_event.get(event_id, 0),
                     bool(major), status == sanctioned, bool(home_ranked),
-                    bool(away_ranked) if away_race is not None else False, kind, conceded_by, _as_date(event_end),
+                    bool(away_ranked) if away_race is not None else False, share(kind, kind), conceded_by,
+                    share(end := _as_date(event_end), end),
                 ))
     return records
+
+
+LZ4_MAGIC = b"\x04\x22\x4d\x18"
 
 
 def resume_point(system, day: dt.date | None):
@@ -89,6 +98,8 @@ def resume_point(system, day: dt.date | None):
     empty ledger from the first game when there is none (or no day)."""
     import pickle
     import zlib
+
+    import lz4.frame
 
     from ratings.models import EngineCheckpoint
     from ratings.replay import Ledger
@@ -98,7 +109,10 @@ def resume_point(system, day: dt.date | None):
         checkpoint = EngineCheckpoint.objects.filter(system=system, as_of__lte=day).order_by("-as_of").first()
     if checkpoint is None:
         return Ledger(), None
-    return pickle.loads(zlib.decompress(checkpoint.state)), checkpoint.as_of
+    state = bytes(checkpoint.state)
+    # LZ4 frames; checkpoints written before LZ4 are zlib streams
+    raw = lz4.frame.decompress(state) if state[:4] == LZ4_MAGIC else zlib.decompress(state)
+    return pickle.loads(raw), checkpoint.as_of
 
 
 def replay_as_of(system, on: dt.date):

@@ -10,10 +10,10 @@ import datetime as dt
 import pickle
 import time
 import traceback
-import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
 
+import lz4.frame
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -207,7 +207,7 @@ def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
         queryset._raw_delete(queryset.db)
 
 
-def _replace_current(system: RatingSystem, rows: list[tuple]) -> int:
+def _replace_current(system: RatingSystem, rows: Iterable[tuple]) -> int:
     """Make the system's stored current ratings exactly `rows` (CURRENT_FIELDS); returns the rows written.
 
     On PostgreSQL only the rows that differ are deleted and inserted: an event changes a few
@@ -219,27 +219,14 @@ def _replace_current(system: RatingSystem, rows: list[tuple]) -> int:
         stored._raw_delete(stored.db)
         return bulk_insert(CurrentRating, CURRENT_FIELDS, rows)
     table = CurrentRating._meta.db_table
-    columns = [CurrentRating._meta.get_field(name).column for name in CURRENT_FIELDS]
-    listed = ", ".join(columns)
-    same = " AND ".join(f"n.{c} IS NOT DISTINCT FROM c.{c}" for c in columns)
+    columns = ", ".join(CurrentRating._meta.get_field(name).column for name in CURRENT_FIELDS)
     with connection.cursor() as cursor:
-        cursor.execute(f"CREATE TEMPORARY TABLE current_new ON COMMIT DROP AS SELECT {listed} FROM {table} WITH NO DATA")
-        bulk_insert(CurrentRating, CURRENT_FIELDS, rows, table="current_new")
-        cursor.execute("ANALYZE current_new")
-        # (coach, variant) equality lets these be hash joins; the row comparison settles the rest
-        cursor.execute(
-            f"DELETE FROM {table} c WHERE c.system_id = %s AND NOT EXISTS (SELECT 1 FROM current_new n "
-            f"WHERE n.coach_id = c.coach_id AND n.variant_id = c.variant_id AND {same})",
-            [system.pk],
-        )
-        cursor.execute(
-            f"INSERT INTO {table} ({listed}) SELECT {', '.join('n.' + c for c in columns)} FROM current_new n "
-            f"WHERE NOT EXISTS (SELECT 1 FROM {table} c WHERE c.system_id = n.system_id AND c.coach_id = n.coach_id "
-            f"AND c.variant_id = n.variant_id AND {same})"
-        )
-        written = cursor.rowcount
-        cursor.execute("DROP TABLE current_new")
-    return written
+        cursor.execute(f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])
+        old = {tuple(values): pk for pk, *values in cursor.fetchall()}
+        new = [values for values in rows if old.pop(values, None) is None]
+        if old:  # what is left of the stored rows differs from every new one
+            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [list(old.values())])
+    return bulk_insert(CurrentRating, CURRENT_FIELDS, new)
 
 
 class _Keys:
@@ -362,7 +349,7 @@ def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date,
             if chunk.is_list and keep_checkpoint(chunk.end):
                 output.checkpoints.append((
                     system.pk, chunk.end, ledger.games,
-                    zlib.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL), 1),
+                    lz4.frame.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL)),
                 ))
     written = rows.count + output.save(start)
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
