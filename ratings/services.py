@@ -17,7 +17,7 @@ import lz4.frame
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ratings import selectors
+from ratings import partitions, selectors
 from ratings.bulk import BulkWriter, bulk_insert
 from ratings.configuration import build_config, engine_for, list_rules
 from ratings.engines.common import paused_gc
@@ -143,7 +143,7 @@ def recalculation_execute(
                     cursor.execute("SET LOCAL synchronous_commit TO OFF")
             if RecalculationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).exists():
                 return run  # a second delivery of the same task finished it while this one waited
-            outcome = _recalculate(system, since=run.from_date, today=today, log=log, progress=progress)
+            outcome = _recalculate(system, run_id=run.pk, since=run.from_date, today=today, log=log, progress=progress)
             RecalculationRun.objects.filter(pk=run.pk).update(
                 status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
                 games_processed=outcome["games"], rows_written=outcome["rows"],
@@ -168,9 +168,11 @@ def _refresh_planner_statistics(*, full: bool) -> None:
     Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return
+    # (a full run on partitioned tables analysed its fresh partitions before swapping them in)
+    analyse = [RatingList] if partitions.partitioned() else [RatingList, *partitions.PARTITIONED]
     with connection.cursor() as cursor:
         cursor.execute(f"VACUUM {'(ANALYZE) ' if full else ''}{CurrentRating._meta.db_table}")
-        for model in (RatingList, RatingListEntry, PeriodSummary, CalculationRow) if full else ():
+        for model in analyse if full else ():
             cursor.execute(f"ANALYZE {model._meta.db_table}")
 
 
@@ -192,7 +194,9 @@ def checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
     return keep
 
 
-def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
+def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool) -> None:
+    """Delete what the run will write again. `swapped`: entries, rows and summaries are replaced
+    whole by fresh partitions instead. Tables in the order of partitions.PARTITIONED (lock order)."""
     rows = CalculationRow.objects.filter(system=system)
     summaries = PeriodSummary.objects.filter(system=system)
     lists = RatingList.objects.filter(system=system)
@@ -202,8 +206,8 @@ def _delete_from(system: RatingSystem, start: dt.date | None) -> None:
         summaries = summaries.filter(chunk__gte=start)
         lists = lists.filter(date__gt=start)
         checkpoints = checkpoints.filter(as_of__gt=start)
-    RatingListEntry.objects.filter(rating_list__in=lists)._raw_delete(RatingListEntry.objects.db)
-    for queryset in (rows, summaries, lists, checkpoints):
+    entries = RatingListEntry.objects.filter(system=system, rating_list__in=lists)
+    for queryset in (lists, checkpoints) if swapped else (entries, rows, summaries, lists, checkpoints):
         queryset._raw_delete(queryset.db)
 
 
@@ -287,8 +291,9 @@ class _Output:
     runs; summaries, lists, current ratings and checkpoints are kept until it ends and the
     connection is free again."""
 
-    def __init__(self, system: RatingSystem, keys: _Keys):
+    def __init__(self, system: RatingSystem, keys: _Keys, tables: dict):
         self.system, self.sid, self.keys = system, system.pk, keys
+        self.tables = tables  # model -> the fresh table it is written to, when not its own
         self.summaries: dict[str, list[tuple]] = {}  # period label -> its latest summaries
         self.lists: list[tuple[RatingList, Entries]] = []
         self.current: list[tuple] = []
@@ -315,32 +320,43 @@ class _Output:
         system = self.system
         if start is not None:  # summaries of events that were open at the checkpoint, now summarised again
             PeriodSummary.objects.filter(system=system, period__in=list(self.summaries), chunk__lt=start).delete()
-        written = bulk_insert(PeriodSummary, SUMMARY_FIELDS, (v for values in self.summaries.values() for v in values))
+        tables = self.tables
+        written = bulk_insert(
+            PeriodSummary, SUMMARY_FIELDS, (v for values in self.summaries.values() for v in values),
+            table=tables.get(PeriodSummary),
+        )
         saved = RatingList.objects.bulk_create([rating_list for rating_list, _ in self.lists])
         written += bulk_insert(RatingListEntry, ENTRY_FIELDS, (
             (rating_list.pk, *values)
             for rating_list, (_, entries) in zip(saved, self.lists) for values in entry_rows(self.sid, entries, self.keys)
-        ))
+        ), table=tables.get(RatingListEntry))
         written += _replace_current(system, self.current)
         # COPY: megabytes of state each, which an INSERT would send and parse as hex text
         bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)
         return written
 
 
-def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date, log: list[str], progress) -> dict:
+def _recalculate(
+    system: RatingSystem, *, run_id: int, since: dt.date | None, today: dt.date, log: list[str], progress,
+) -> dict:
     module, config = engine_for(system)
     rules = list_rules(system, config)
     ledger, start = selectors.resume_point(system, since)
     log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
-    _delete_from(system, start)
+    fresh = None
+    if start is None and partitions.partitioned():
+        fresh = partitions.FreshPartitions(system.pk, run_id)
+        fresh.create()
+    _delete_from(system, start, swapped=fresh is not None)
     keys = _Keys()
     games = selectors.game_records(
         since=dt.datetime.combine(start, dt.time()) if start else None,
     )
     log.append(f"{len(games)} games to replay")
     keep_checkpoint = checkpoint_dates(today)
-    output = _Output(system, keys)
-    with paused_gc(), BulkWriter(CalculationRow, ROW_FIELDS) as rows:  # paused: millions of acyclic objects
+    tables = fresh.tables if fresh else {}
+    output = _Output(system, keys, tables)
+    with paused_gc(), BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow)) as rows:  # paused: millions of acyclic objects
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
             complete=complete_list(today), progress=progress,
@@ -354,5 +370,7 @@ def _recalculate(system: RatingSystem, *, since: dt.date | None, today: dt.date,
     written = rows.count + output.save(start)
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
     EngineCheckpoint.objects.filter(pk__in=stale).delete()
+    if fresh:
+        fresh.swap()  # last: it locks the tables that pages read until the run commits
     log.append(f"{written} rows written")
     return {"games": len(games), "rows": written, "start": start}

@@ -150,6 +150,49 @@ def test_a_recalculation_made_to_fail_midway_leaves_everything_as_before(monkeyp
     assert list(EngineCheckpoint.objects.values_list("as_of", flat=True)) == checkpoints
 
 
+def test_a_full_run_on_postgresql_swaps_in_fresh_partitions_and_a_failed_swap_keeps_the_old_ones(monkeypatch):
+    from django.db import connection
+
+    from ratings import partitions
+
+    if not partitions.partitioned():
+        pytest.skip("partitioned derived tables are PostgreSQL's")
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
+    add_event(coaches, dt.date(2024, 5, 11), [[(0, 2, (1, 0)), (1, 3, (0, 2))]])
+    system = RatingSystem.objects.get(slug="elo")
+
+    def held(model) -> tuple[int, int]:
+        """(rows in the system's own partition, rows of the system left in the default one)"""
+        table = model._meta.db_table
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM {partitions.partition_name(model, system.pk)}")
+            own = cursor.fetchone()[0]
+            cursor.execute(f"SELECT count(*) FROM {table}_default WHERE system_id = %s", [system.pk])
+            return own, cursor.fetchone()[0]
+
+    run("elo")
+    assert held(CalculationRow) == (8, 0)
+    assert held(PeriodSummary) == (PeriodSummary.objects.filter(system=system).count(), 0)
+    stored = everything("elo")
+    real = partitions.FreshPartitions.swap
+
+    def swap_then_fail(self):
+        real(self)
+        raise RuntimeError("connection lost")
+
+    monkeypatch.setattr(partitions.FreshPartitions, "swap", swap_then_fail)
+    with pytest.raises(RuntimeError, match="connection lost"):
+        run("elo")
+    assert everything("elo") == stored
+    assert held(CalculationRow) == (8, 0)
+    monkeypatch.setattr(partitions.FreshPartitions, "swap", real)
+    add_event(coaches, dt.date(2024, 6, 8), [[(0, 3, (1, 1))]])
+    run("elo", since=dt.date(2024, 6, 8))  # a partial run writes through the parent into the same partition
+    assert held(CalculationRow) == (10, 0)
+    assert verify_system(system, today=TODAY).count == 0
+
+
 def test_running_the_same_run_twice_changes_nothing():
     coaches = CoachFactory.create_batch(2)
     add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])

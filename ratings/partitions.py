@@ -1,0 +1,79 @@
+"""PostgreSQL: the three large derived tables (list entries, calculation rows, summaries) are
+partitioned by rating system (migration 0006).
+
+A full run writes each of them into a fresh table without indexes, builds the indexes once over
+the loaded rows, and swaps the fresh table in for the system's partition just before it commits.
+Rewriting millions of rows through live indexes, and deleting the old ones, cost most of a full
+run; building an index over loaded rows is several times cheaper, and dropping a partition is free.
+Everything is in the run's transaction: a failed run leaves the old partitions as they were.
+"""
+from __future__ import annotations
+
+import re
+
+from django.db import connection
+
+from ratings.models import CalculationRow, PeriodSummary, RatingListEntry
+
+# Lock order: the order every run first touches these tables (_delete_from), so that a swap and
+# a partial run of another system cannot wait on each other.
+PARTITIONED = (RatingListEntry, CalculationRow, PeriodSummary)
+
+
+def partitioned() -> bool:
+    """True when the database holds the derived tables partitioned (PostgreSQL after migration 0006)."""
+    if connection.vendor != "postgresql":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_partitioned_table WHERE partrelid = ANY(%s::regclass[])",
+            [[model._meta.db_table for model in PARTITIONED]],
+        )
+        return cursor.fetchone()[0] == len(PARTITIONED)
+
+
+def partition_name(model, system_id: int) -> str:
+    return f"{model._meta.db_table}_s{system_id}"
+
+
+class FreshPartitions:
+    """One run's fresh tables for a system: `table(model)` to write into, `swap()` before commit."""
+
+    def __init__(self, system_id: int, run_id: int):
+        self.system_id = system_id
+        self.tables = {model: f"{model._meta.db_table}_r{run_id}" for model in PARTITIONED}
+
+    def table(self, model) -> str:
+        return self.tables[model]
+
+    def create(self) -> None:
+        with connection.cursor() as cursor:
+            for model, table in self.tables.items():
+                cursor.execute(
+                    f"CREATE TABLE {table} (LIKE {model._meta.db_table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"
+                )
+                # lets ATTACH skip scanning the rows for their partition bound
+                cursor.execute(f"ALTER TABLE {table} ADD CONSTRAINT {table}_system CHECK (system_id = {int(self.system_id)})")
+
+    def swap(self) -> None:
+        """Index the fresh tables like their parents, then put them in place of the system's partitions."""
+        sid = int(self.system_id)
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL maintenance_work_mem TO '256MB'")
+            for model, table in self.tables.items():
+                cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s", [model._meta.db_table])
+                for (definition,) in cursor.fetchall():
+                    # "CREATE INDEX name ON ONLY public.parent USING ..." -> the same index, unnamed, on the fresh table
+                    cursor.execute(re.sub(r"^CREATE (UNIQUE )?INDEX \S+ ON (ONLY )?\S+", rf"CREATE \1INDEX ON {table}", definition))
+                cursor.execute(f"ANALYZE {table}")
+            for model, table in self.tables.items():
+                parent, current = model._meta.db_table, partition_name(model, sid)
+                cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [current])
+                if cursor.fetchone()[0]:
+                    cursor.execute(f"ALTER TABLE {parent} DETACH PARTITION {current}")
+                    cursor.execute(f"DROP TABLE {current}")
+                # rows of the system from before it had a partition of its own
+                cursor.execute(f"DELETE FROM {parent}_default WHERE system_id = %s", [sid])
+                cursor.execute(f"ALTER TABLE {table} RENAME TO {current}")
+                cursor.execute(f"ALTER TABLE {parent} ATTACH PARTITION {current} FOR VALUES IN ({sid})")
+
