@@ -48,16 +48,19 @@ def peak_mib() -> float:
 
 
 def recalculate_all(since: dt.date | None, today: dt.date) -> list[tuple]:
-    from ratings import services
+    """As `manage.py recalculate [--since]` does: the games read once, then one run per system."""
+    from ratings import selectors, services
     from ratings.models import RatingSystem, Trigger
 
-    figures = []
-    for slug in SYSTEMS:
-        system = RatingSystem.objects.get(slug=slug)
+    systems = [RatingSystem.objects.get(slug=slug) for slug in SYSTEMS]
+    started = time.perf_counter()
+    history = selectors.game_history(systems, since)
+    figures = [("(games read)", time.perf_counter() - started, len(history.games), 0, history.start)]
+    for system in systems:
         run = services.recalculation_request(system=system, trigger=Trigger.MANUAL, since=since, enqueue=False)
         started = time.perf_counter()
-        run = services.recalculation_execute(run_id=run.pk, today=today)
-        figures.append((slug, time.perf_counter() - started, run.games_processed, run.rows_written, run.recomputed_from))
+        run = services.recalculation_execute(run_id=run.pk, today=today, history=history)
+        figures.append((system.slug, time.perf_counter() - started, run.games_processed, run.rows_written, run.recomputed_from))
     return figures
 
 

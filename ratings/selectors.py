@@ -1,5 +1,8 @@
 """Reads for the ratings: the game stream the engines consume, and stored ratings for pages and exports."""
 import datetime as dt
+from bisect import bisect_left
+from dataclasses import dataclass
+from operator import attrgetter
 
 from django.db import connection
 from django.utils.dateparse import parse_datetime
@@ -7,17 +10,19 @@ from django.utils.dateparse import parse_datetime
 from ratings.engines.common import GameRecord
 from tournaments.models import EventStatus
 
+# The games alone, in rating order: their events and races are a few thousand rows, joined in
+# Python from dictionaries (a join per row and a text slug per row cost more than the rest).
 _GAME_SQL = """
-SELECT g.id, {played_at}, g.event_id, v.slug, g.home_coach_id, hr.slug, g.away_coach_id, ar.slug,
-       g.home_touchdowns, g.away_touchdowns, e.is_major, e.status, hr.ranked, ar.ranked, g.kind,
-       g.conceded_by, e.end_date
+SELECT g.id, {played_at}, g.event_id, g.home_coach_id, g.home_race_id, g.away_coach_id, g.away_race_id,
+       g.home_touchdowns, g.away_touchdowns, g.kind, g.conceded_by
 FROM tournaments_game g
-JOIN tournaments_event e ON e.id = g.event_id
-JOIN tournaments_variant v ON v.id = e.variant_id
-JOIN tournaments_race hr ON hr.id = g.home_race_id
-LEFT JOIN tournaments_race ar ON ar.id = g.away_race_id
-WHERE e.status <> %s {where}
+WHERE g.event_id IN (SELECT e.id FROM tournaments_event e WHERE e.status <> %s) {where}
 ORDER BY g.played_at, g.id
+"""
+
+_EVENTS_SQL = """
+SELECT e.id, v.slug, e.is_major, e.status, e.end_date FROM tournaments_event e
+JOIN tournaments_variant v ON v.id = e.variant_id WHERE e.status <> %s
 """
 
 _EVENT_COACHES_SQL = """
@@ -59,38 +64,71 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     Coaches are identified by their database id, races and variants by slug.
     """
     where, params = _window(since, until)
+    whole = since is None and until is None
     # PostgreSQL hands back naive UTC itself (its C loader), which is most of reading a long history.
     played_at = "g.played_at AT TIME ZONE 'UTC'" if connection.vendor == "postgresql" else "g.played_at"
-    with connection.cursor() as cursor:
-        cursor.execute(_EVENT_COACHES_SQL.format(where=where), params)
-        coaches_in_event = dict(cursor.fetchall())
     sanctioned = EventStatus.SANCTIONED
+    with connection.cursor() as cursor:
+        cursor.execute(_EVENTS_SQL, [EventStatus.DRAFT])
+        events = {
+            pk: (variant, bool(major), status == sanctioned, _as_date(end))
+            for pk, variant, major, status, end in cursor.fetchall()
+        }
+        cursor.execute("SELECT id, slug, ranked FROM tournaments_race")
+        races = {pk: (slug, bool(ranked)) for pk, slug, ranked in cursor.fetchall()}
+        races[None] = (None, False)
+        coaches_in_event: dict = {}
+        if not whole:  # events cut by the window count all their coaches
+            cursor.execute(_EVENT_COACHES_SQL.format(where=where), params)
+            coaches_in_event = dict(cursor.fetchall())
     as_naive = (lambda value: value) if connection.vendor == "postgresql" else naive_utc
     records = []
     append = records.append
-    # One object per distinct slug, time of play and event end: the driver makes a new one per row,
-    # and a million games would otherwise hold several million copies.
+    # One object per time of play and kind: the driver makes a new one per row.
     shared: dict = {}
     share = shared.setdefault
     # a server-side cursor on PostgreSQL: a million raw rows are never held at once beside the records
     with connection.chunked_cursor() as cursor:
         cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
         while rows := cursor.fetchmany(20_000):
-            for (game_id, played_at, event_id, variant, home, home_race, away, away_race, home_td, away_td, major,
-                 status, home_ranked, away_ranked, kind, conceded_by, event_end) in rows:
+            for game_id, at, event_id, home, home_race, away, away_race, home_td, away_td, kind, conceded_by in rows:
+                variant, major, is_sanctioned, event_end = events[event_id]
+                home_slug, home_ranked = races[home_race]
+                away_slug, away_ranked = races[away_race]
                 # GameRecord's fields in order (positional: a million keyword calls add up)
                 append(GameRecord(
-                    game_id, share(at := as_naive(played_at), at), event_id, share(variant, variant), home,
-                    share(home_race, home_race), away, share(away_race, away_race),
-                    1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5, coaches_in_event.get(event_id, 0),
-                    bool(major), status == sanctioned, bool(home_ranked),
-                    bool(away_ranked) if away_race is not None else False, share(kind, kind), conceded_by,
-                    share(end := _as_date(event_end), end),
+                    game_id, share(at := as_naive(at), at), event_id, variant, home, home_slug, away, away_slug,
+                    1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5,
+                    coaches_in_event.get(event_id, 0), major, is_sanctioned, home_ranked, away_ranked,
+                    share(kind, kind), conceded_by, event_end,
                 ))
+    if whole:  # every game of every event is here: count each event's coaches from them
+        seen: dict = {}
+        for record in records:
+            coaches = seen.get(record.event_id)
+            if coaches is None:
+                coaches = seen[record.event_id] = set()
+            coaches.add(record.home)
+            if record.away is not None:
+                coaches.add(record.away)
+        counts = {event_id: len(coaches) for event_id, coaches in seen.items()}
+        for record in records:
+            record.event_coaches = counts[record.event_id]
     return records
 
 
 LZ4_MAGIC = b"\x04\x22\x4d\x18"
+
+
+def _checkpoints_at(system, day: dt.date):
+    from ratings.models import EngineCheckpoint
+
+    return EngineCheckpoint.objects.filter(system=system, as_of__lte=day).order_by("-as_of")
+
+
+def resume_date(system, day: dt.date | None) -> dt.date | None:
+    """The date a run asked to start on `day` replays from (None: from the first game)."""
+    return None if day is None else _checkpoints_at(system, day).values_list("as_of", flat=True).first()
 
 
 def resume_point(system, day: dt.date | None):
@@ -101,18 +139,44 @@ def resume_point(system, day: dt.date | None):
 
     import lz4.frame
 
-    from ratings.models import EngineCheckpoint
     from ratings.replay import Ledger
 
-    checkpoint = None
-    if day is not None:
-        checkpoint = EngineCheckpoint.objects.filter(system=system, as_of__lte=day).order_by("-as_of").first()
+    checkpoint = _checkpoints_at(system, day).first() if day is not None else None
     if checkpoint is None:
         return Ledger(), None
     state = bytes(checkpoint.state)
     # LZ4 frames; checkpoints written before LZ4 are zlib streams
     raw = lz4.frame.decompress(state) if state[:4] == LZ4_MAGIC else zlib.decompress(state)
     return pickle.loads(raw), checkpoint.as_of
+
+
+@dataclass
+class GameHistory:
+    """The game stream read once for several runs (every system at once): from `start` on, as
+    recorded at `read_at`."""
+
+    start: dt.date | None
+    games: list[GameRecord]
+    read_at: dt.datetime
+
+    def since(self, start: dt.date | None) -> list[GameRecord] | None:
+        """The games played from `start` on; None when this history does not reach back so far."""
+        if self.start is not None and (start is None or start < self.start):
+            return None
+        if start is None:
+            return self.games
+        return self.games[bisect_left(self.games, dt.datetime.combine(start, dt.time()), key=attrgetter("played_at")):]
+
+
+def game_history(systems, since: dt.date | None) -> GameHistory:
+    """The games every run of `systems` asked to start on `since` will replay."""
+    from django.utils import timezone
+
+    read_at = timezone.now()  # before reading: a run that finishes after this may have seen newer games
+    starts = [resume_date(system, since) for system in systems]
+    start = None if None in starts or not starts else min(starts)
+    games = game_records(since=dt.datetime.combine(start, dt.time()) if start else None)
+    return GameHistory(start=start, games=games, read_at=read_at)
 
 
 def replay_as_of(system, on: dt.date):

@@ -117,9 +117,13 @@ def rating_system_update(*, system: RatingSystem, actor, **changes) -> RatingSys
 
 
 def recalculation_execute(
-    *, run_id: int, today: dt.date | None = None, progress: Callable[[int, int], None] | None = None
+    *, run_id: int, today: dt.date | None = None, progress: Callable[[int, int], None] | None = None,
+    history: selectors.GameHistory | None = None,
 ) -> RecalculationRun:
     """Carry out a queued run. A run that already succeeded is left as it is (safe to run twice).
+
+    `history`: games already read for several runs (selectors.game_history). It is used only if
+    no other run of the system finished after it was read; otherwise the run reads them again.
 
     On failure nothing of the run's work is kept: the previous rankings stay exactly as they were,
     and the run records the error.
@@ -143,7 +147,13 @@ def recalculation_execute(
                     cursor.execute("SET LOCAL synchronous_commit TO OFF")
             if RecalculationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).exists():
                 return run  # a second delivery of the same task finished it while this one waited
-            outcome = _recalculate(system, run_id=run.pk, since=run.from_date, today=today, log=log, progress=progress)
+            if history is not None and RecalculationRun.objects.filter(
+                system=system, finished_at__gte=history.read_at
+            ).exclude(pk=run.pk).exists():
+                history = None
+            outcome = _recalculate(
+                system, run_id=run.pk, since=run.from_date, today=today, log=log, progress=progress, history=history,
+            )
             RecalculationRun.objects.filter(pk=run.pk).update(
                 status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
                 games_processed=outcome["games"], rows_written=outcome["rows"],
@@ -338,6 +348,7 @@ class _Output:
 
 def _recalculate(
     system: RatingSystem, *, run_id: int, since: dt.date | None, today: dt.date, log: list[str], progress,
+    history: selectors.GameHistory | None = None,
 ) -> dict:
     module, config = engine_for(system)
     rules = list_rules(system, config)
@@ -349,9 +360,11 @@ def _recalculate(
         fresh.create()
     _delete_from(system, start, swapped=fresh is not None)
     keys = _Keys()
-    games = selectors.game_records(
-        since=dt.datetime.combine(start, dt.time()) if start else None,
-    )
+    games = history.since(start) if history is not None else None
+    if games is None:
+        games = selectors.game_records(since=dt.datetime.combine(start, dt.time()) if start else None)
+    else:
+        log.append("games read once for several systems")
     log.append(f"{len(games)} games to replay")
     keep_checkpoint = checkpoint_dates(today)
     tables = fresh.tables if fresh else {}

@@ -48,7 +48,10 @@ REASON_TEXT = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, ten times the cost
+# of building a plain one, and a long history builds a million of them. Engines never change one;
+# unsafe_hash keeps them hashable by value as before.
+@dataclass(slots=True, unsafe_hash=True)
 class GameRecord:
     """One recorded game as the engines see it. Races and variants are slugs; coaches are numbers."""
 

@@ -254,3 +254,42 @@ def test_complete_lists_and_checkpoints_are_kept_on_their_dates():
     assert not complete(dt.date(2025, 9, 1)) and not keep(dt.date(2025, 9, 1))
     assert complete(dt.date(2025, 10, 1)) and keep(dt.date(2025, 10, 1))
     assert complete(dt.date(2026, 11, 1)) and keep(dt.date(2026, 11, 1))
+
+
+def test_the_command_reads_the_games_once_for_every_system_and_gives_what_separate_runs_give(monkeypatch, capsys):
+    coaches = CoachFactory.create_batch(6)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1))]])
+    add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 5, (1, 1))]])
+    separate = {}
+    for slug in ("elo", "glicko", "global-glicko", "knsb"):
+        run(slug, today=dt.date.today())
+        separate[slug] = everything(slug)
+    from ratings import selectors
+
+    reads = []
+    real = selectors.game_records
+    monkeypatch.setattr(selectors, "game_records", lambda **kw: reads.append(kw) or real(**kw))
+    call_command("recalculate")
+    assert len(reads) == 1
+    printed = capsys.readouterr().out
+    assert all(f"{slug}: run" in printed and "succeeded" in printed for slug in ("elo", "glicko", "knsb"))
+    for slug in separate:
+        assert everything(slug) == separate[slug]
+        assert "games read once" in RecalculationRun.objects.filter(system__slug=slug).latest("id").log
+
+
+def test_games_read_before_another_run_finished_are_read_again(monkeypatch):
+    from ratings import selectors
+
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
+    system = RatingSystem.objects.get(slug="elo")
+    history = selectors.game_history([system], None)
+    assert (history.start, len(history.games)) == (None, 2)
+    assert [g.game_id for g in history.since(dt.date(2024, 2, 1))] == []
+    add_event(coaches, dt.date(2024, 5, 11), [[(0, 2, (1, 0))]])
+    run("elo")  # finishes after the history was read: it may have seen games the history has not
+    queued = services.recalculation_request(system=system, trigger=Trigger.MANUAL, enqueue=False)
+    finished = services.recalculation_execute(run_id=queued.pk, today=TODAY, history=history)
+    assert finished.games_processed == 3
+    assert "games read once" not in finished.log

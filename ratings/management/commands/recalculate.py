@@ -4,7 +4,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ratings import services
+from ratings import selectors, services
 from ratings.models import RatingSystem, Trigger
 
 
@@ -24,6 +24,8 @@ class Command(BaseCommand):
                 known = ", ".join(RatingSystem.objects.values_list("slug", flat=True))
                 raise CommandError(f"Unknown rating system '{system}'. Known: {known}.")
         failed = 0
+        # several systems replay the same games: read them once
+        history = selectors.game_history(systems, since) if len(systems) > 1 else None
         for rating_system in systems:
             run = services.recalculation_request(
                 system=rating_system, trigger=Trigger.MANUAL, since=since, reason=reason, enqueue=False
@@ -35,7 +37,7 @@ class Command(BaseCommand):
                 bar.update(done - bar.n)
 
             try:
-                run = services.recalculation_execute(run_id=run.pk, progress=progress)
+                run = services.recalculation_execute(run_id=run.pk, progress=progress, history=history)
             except Exception as exc:  # recorded on the run; report and go on with the next system
                 failed += 1
                 self.stderr.write(f"{rating_system.slug}: run {run.pk} failed: {exc}")
