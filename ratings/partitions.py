@@ -37,23 +37,45 @@ def partition_name(model, system_id: int) -> str:
 
 
 class FreshPartitions:
-    """One run's fresh tables for a system: `table(model)` to write into, `swap()` before commit."""
+    """One full run's fresh tables for a system: `table(model)` to write into, `swap()` before commit.
+
+    `create()` runs before the run's transaction (autocommit): creating a table LIKE its parent
+    locks the parent until commit, and two runs each holding that lock while asking for the
+    parent's exclusive lock to swap would deadlock. So the tables outlive a failed run, and
+    `discard()` drops them (a run that crashed outright leaves them to the next run of its system).
+    """
 
     def __init__(self, system_id: int, run_id: int):
         self.system_id = system_id
-        self.tables = {model: f"{model._meta.db_table}_r{run_id}" for model in PARTITIONED}
+        self.run_id = run_id
+        self.tables = {model: f"{partition_name(model, system_id)}_r{run_id}" for model in PARTITIONED}
 
     def table(self, model) -> str:
         return self.tables[model]
 
     def create(self) -> None:
+        from ratings.models import RecalculationRun, RunStatus
+
+        running = set(RecalculationRun.objects.filter(status=RunStatus.RUNNING).values_list("pk", flat=True))
         with connection.cursor() as cursor:
             for model, table in self.tables.items():
+                parent = model._meta.db_table
                 cursor.execute(
-                    f"CREATE TABLE {table} (LIKE {model._meta.db_table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"
+                    "SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE %s",
+                    [f"{partition_name(model, self.system_id)}\\_r%"],
                 )
+                for (left,) in cursor.fetchall():
+                    if int(left.rsplit("_r", 1)[1]) not in running:
+                        cursor.execute(f"DROP TABLE IF EXISTS {left}")
+                cursor.execute(f"CREATE TABLE {table} (LIKE {parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
                 # lets ATTACH skip scanning the rows for their partition bound
                 cursor.execute(f"ALTER TABLE {table} ADD CONSTRAINT {table}_system CHECK (system_id = {int(self.system_id)})")
+
+    def discard(self) -> None:
+        """Drop the tables not swapped in (the run failed, or did not start from scratch after all)."""
+        with connection.cursor() as cursor:
+            for table in self.tables.values():
+                cursor.execute(f"DROP TABLE IF EXISTS {table}")
 
     def swap(self) -> None:
         """Index the fresh tables like their parents, then put them in place of the system's partitions."""
@@ -76,4 +98,3 @@ class FreshPartitions:
                 cursor.execute(f"DELETE FROM {parent}_default WHERE system_id = %s", [sid])
                 cursor.execute(f"ALTER TABLE {table} RENAME TO {current}")
                 cursor.execute(f"ALTER TABLE {parent} ATTACH PARTITION {current} FOR VALUES IN ({sid})")
-

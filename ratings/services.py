@@ -11,10 +11,11 @@ import pickle
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
 
 import lz4.frame
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from ratings import partitions, selectors
@@ -137,6 +138,10 @@ def recalculation_execute(
         return run
     started = time.perf_counter()
     log: list[str] = []
+    fresh = None
+    if partitions.partitioned() and selectors.resume_date(run.system, run.from_date) is None:
+        fresh = partitions.FreshPartitions(run.system_id, run.pk)
+        fresh.create()  # before the transaction: see FreshPartitions
     try:
         with transaction.atomic():
             # One run per system at a time: the row lock is held until this transaction ends.
@@ -152,7 +157,7 @@ def recalculation_execute(
             ).exclude(pk=run.pk).exists():
                 history = None
             outcome = _recalculate(
-                system, run_id=run.pk, since=run.from_date, today=today, log=log, progress=progress, history=history,
+                system, since=run.from_date, today=today, log=log, progress=progress, history=history, fresh=fresh,
             )
             RecalculationRun.objects.filter(pk=run.pk).update(
                 status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
@@ -165,9 +170,43 @@ def recalculation_execute(
             log="\n".join(log), error=traceback.format_exc()[-5000:],
         )
         raise
+    finally:
+        if fresh is not None:
+            fresh.discard()
     _refresh_planner_statistics(full=outcome["start"] is None)
     run.refresh_from_db()
     return run
+
+
+def recalculation_execute_many(
+    run_ids: list[int], *, today: dt.date | None = None, history: selectors.GameHistory | None = None,
+    jobs: int = 2, progress: Callable[[int], Callable[[int, int], None] | None] = lambda run_id: None,
+) -> list[RecalculationRun | Exception]:
+    """Carry out several queued runs (of different systems), each on its own as `recalculation_execute`
+    does; returns each run, or the error it failed with, in the order given.
+
+    On PostgreSQL up to `jobs` run at once, each in a thread with its own connection and
+    transaction: while the database ingests one run's rows or builds its indexes, another run
+    computes. One at a time on SQLite (a single writer) or inside a caller's transaction, whose
+    uncommitted records other connections would not see.
+    """
+    def execute(run_id: int) -> RecalculationRun | Exception:
+        try:
+            return recalculation_execute(run_id=run_id, today=today, progress=progress(run_id), history=history)
+        except Exception as error:  # recorded on the run by recalculation_execute
+            return error
+
+    if jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block:
+        return [execute(run_id) for run_id in run_ids]
+
+    def in_thread(run_id: int) -> RecalculationRun | Exception:
+        try:
+            return execute(run_id)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(in_thread, run_ids))
 
 
 def _refresh_planner_statistics(*, full: bool) -> None:
@@ -247,20 +286,22 @@ class _Keys:
     """Slug-to-id lookups for writing engine output."""
 
     def __init__(self):
-        self.race = dict(Race.objects.values_list("slug", "id"))
+        self.race = {None: None, **dict(Race.objects.values_list("slug", "id"))}  # pooled: no race
         self.variant = dict(Variant.objects.values_list("slug", "id"))
 
     def race_id(self, slug):
-        return None if slug is None else self.race[slug]
+        return self.race[slug]
 
 
-def row_values(sid: int, r, chunk_date: dt.date, keys: _Keys) -> tuple:
-    """A calculation row as stored, in ROW_FIELDS order."""
-    return (
-        sid, r.game_id, r.side, r.coach, keys.race_id(r.race), keys.variant[r.variant], r.opponent,
-        keys.race_id(r.opponent_race), r.played_at, r.period, chunk_date, r.w, r.counted, r.reason or "", r.r0, r.rc, r.we,
-        r.k, r.rt, r.wx, r.list_date, r.depot_date, r.opponent_phi, r.g,
-    )
+def row_tuples(sid: int, rows: list, chunk_date: dt.date, keys: _Keys) -> Iterator[tuple]:
+    """Calculation rows as stored, in ROW_FIELDS order (a generator: two million a run)."""
+    race, variant = keys.race, keys.variant
+    for r in rows:
+        yield (
+            sid, r.game_id, r.side, r.coach, race[r.race], variant[r.variant], r.opponent, race[r.opponent_race],
+            r.played_at, r.period, chunk_date, r.w, r.counted, r.reason or "", r.r0, r.rc, r.we, r.k, r.rt, r.wx,
+            r.list_date, r.depot_date, r.opponent_phi, r.g,
+        )
 
 
 def summary_values(sid: int, s, chunk_date: dt.date, keys: _Keys) -> tuple:
@@ -311,7 +352,7 @@ class _Output:
 
     def add(self, chunk: Chunk, rows: BulkWriter) -> None:
         sid, keys, chunk_date = self.sid, self.keys, chunk.start
-        rows.write(row_values(sid, r, chunk_date, keys) for r in chunk.rows)
+        rows.write(row_tuples(sid, chunk.rows, chunk_date, keys))
         # An event still open at a chunk's end is summarised again, cumulatively, by the next chunk.
         by_label: dict[str, list[tuple]] = {}
         for s in chunk.summaries:
@@ -347,17 +388,15 @@ class _Output:
 
 
 def _recalculate(
-    system: RatingSystem, *, run_id: int, since: dt.date | None, today: dt.date, log: list[str], progress,
-    history: selectors.GameHistory | None = None,
+    system: RatingSystem, *, since: dt.date | None, today: dt.date, log: list[str], progress,
+    history: selectors.GameHistory | None = None, fresh: partitions.FreshPartitions | None = None,
 ) -> dict:
     module, config = engine_for(system)
     rules = list_rules(system, config)
     ledger, start = selectors.resume_point(system, since)
     log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
-    fresh = None
-    if start is None and partitions.partitioned():
-        fresh = partitions.FreshPartitions(system.pk, run_id)
-        fresh.create()
+    if start is not None:
+        fresh = None  # a checkpoint after all: the run writes into the partitions in place
     _delete_from(system, start, swapped=fresh is not None)
     keys = _Keys()
     games = history.since(start) if history is not None else None

@@ -11,7 +11,7 @@ from ratings.configuration import engine_for, list_rules
 from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingList, RatingListEntry, RatingSystem
 from ratings.replay import Ledger, replay
 from ratings.services import (
-    CURRENT_FIELDS, ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, current_rows, entry_rows, row_values,
+    CURRENT_FIELDS, ENTRY_FIELDS, ROW_FIELDS, SUMMARY_FIELDS, _Keys, current_rows, entry_rows, row_tuples,
     summary_values,
 )
 
@@ -68,7 +68,10 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
     ):
         chunk_date = chunk.start
         stored_rows = CalculationRow.objects.filter(system=system, chunk=chunk_date)
-        expected = {(r.game_id, r.side, r.period): row_values(sid, r, chunk_date, keys)[1:] for r in chunk.rows}
+        expected = {
+            (r.game_id, r.side, r.period): values[1:]
+            for r, values in zip(chunk.rows, row_tuples(sid, chunk.rows, chunk_date, keys))
+        }
         stored = {(v[0], v[1], v[8]): v for v in stored_rows.values_list(*[f"{f}_id" if f in _FK_ROW else f for f in ROW_FIELDS[1:]])}
         diffs.compare("calculation row", ROW_FIELDS[1:], expected, stored)
         expected_rows += len(expected)

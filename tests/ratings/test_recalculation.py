@@ -186,6 +186,9 @@ def test_a_full_run_on_postgresql_swaps_in_fresh_partitions_and_a_failed_swap_ke
         run("elo")
     assert everything("elo") == stored
     assert held(CalculationRow) == (8, 0)
+    with connection.cursor() as cursor:  # the failed run's fresh tables are gone
+        cursor.execute("SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relname LIKE %s", [f"ratings_%_s{system.pk}\\_r%"])
+        assert cursor.fetchone()[0] == 0
     monkeypatch.setattr(partitions.FreshPartitions, "swap", real)
     add_event(coaches, dt.date(2024, 6, 8), [[(0, 3, (1, 1))]])
     run("elo", since=dt.date(2024, 6, 8))  # a partial run writes through the parent into the same partition
@@ -293,3 +296,28 @@ def test_games_read_before_another_run_finished_are_read_again(monkeypatch):
     finished = services.recalculation_execute(run_id=queued.pk, today=TODAY, history=history)
     assert finished.games_processed == 3
     assert "games read once" not in finished.log
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runs_of_several_systems_two_at_a_time_give_what_one_at_a_time_gives():
+    from django.db import connection
+
+    coaches = CoachFactory.create_batch(6)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1))]])
+    add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 5, (1, 1))]])
+    slugs = ("elo", "glicko", "global-glicko", "knsb")
+
+    def queue():
+        return [
+            services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, enqueue=False).pk
+            for slug in slugs
+        ]
+
+    one_at_a_time = services.recalculation_execute_many(queue(), today=TODAY, jobs=1)
+    alone = {slug: everything(slug) for slug in slugs}
+    together = services.recalculation_execute_many(queue(), today=TODAY, jobs=2)
+    assert [run.system.slug for run in one_at_a_time] == [run.system.slug for run in together] == list(slugs)
+    assert {run.status for run in together} == {RunStatus.SUCCEEDED}
+    assert {slug: everything(slug) for slug in slugs} == alone
+    if connection.vendor == "postgresql":  # threads, each with a connection of its own
+        assert len({run.log for run in together}) == 4

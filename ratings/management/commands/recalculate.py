@@ -15,38 +15,52 @@ class Command(BaseCommand):
         parser.add_argument("--system", help="slug of one system (default: every active system)")
         parser.add_argument("--since", type=dt.date.fromisoformat, help="earliest affected date, YYYY-MM-DD")
         parser.add_argument("--reason", default="requested from the command line")
+        parser.add_argument(
+            "--jobs", type=int, default=2,
+            help="runs at once on PostgreSQL (default 2: one computes while the database writes another's rows)",
+        )
 
-    def handle(self, *args, system=None, since=None, reason="", **options):
+    def handle(self, *args, system=None, since=None, reason="", jobs=2, **options):
         systems = RatingSystem.objects.filter(active=True)
         if system:
             systems = RatingSystem.objects.filter(slug=system)
             if not systems:
                 known = ", ".join(RatingSystem.objects.values_list("slug", flat=True))
                 raise CommandError(f"Unknown rating system '{system}'. Known: {known}.")
-        failed = 0
+        runs = [
+            services.recalculation_request(system=rating_system, trigger=Trigger.MANUAL, since=since, reason=reason, enqueue=False)
+            for rating_system in systems
+        ]
         # several systems replay the same games: read them once
-        history = selectors.game_history(systems, since) if len(systems) > 1 else None
-        for rating_system in systems:
-            run = services.recalculation_request(
-                system=rating_system, trigger=Trigger.MANUAL, since=since, reason=reason, enqueue=False
-            )
-            bar = tqdm(total=0, desc=rating_system.slug, unit="month", disable=not sys.stdout.isatty(), leave=False)
+        history = selectors.game_history(systems, since) if len(runs) > 1 else None
+        bars = {
+            run.pk: tqdm(total=0, desc=run.system.slug, unit="month", position=index, leave=False,
+                         disable=not sys.stdout.isatty())
+            for index, run in enumerate(runs)
+        }
 
-            def progress(done, total, bar=bar):
+        def progress(run_id):
+            bar = bars[run_id]
+
+            def advance(done, total):
                 bar.total = total
                 bar.update(done - bar.n)
+            return advance
 
-            try:
-                run = services.recalculation_execute(run_id=run.pk, progress=progress, history=history)
-            except Exception as exc:  # recorded on the run; report and go on with the next system
+        outcomes = services.recalculation_execute_many(
+            [run.pk for run in runs], history=history, jobs=jobs, progress=progress,
+        )
+        for bar in bars.values():
+            bar.close()
+        failed = 0
+        for queued, outcome in zip(runs, outcomes):
+            if isinstance(outcome, Exception):
                 failed += 1
-                self.stderr.write(f"{rating_system.slug}: run {run.pk} failed: {exc}")
+                self.stderr.write(f"{queued.system.slug}: run {queued.pk} failed: {outcome}")
                 continue
-            finally:
-                bar.close()
             self.stdout.write(
-                f"{rating_system.slug}: run {run.pk} {run.status} from {run.recomputed_from or 'the first game'}, "
-                f"{run.games_processed} games, {run.rows_written} rows in {run.duration:.1f} s"
+                f"{outcome.system.slug}: run {outcome.pk} {outcome.status} from {outcome.recomputed_from or 'the first game'}, "
+                f"{outcome.games_processed} games, {outcome.rows_written} rows in {outcome.duration:.1f} s"
             )
         if failed:
             raise CommandError(f"{failed} run(s) failed; the previous rankings are unchanged.")
