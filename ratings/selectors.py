@@ -7,6 +7,7 @@ from operator import attrgetter
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
+from ratings.bulk import fetch_binary
 from ratings.engines.common import GameRecord
 from tournaments.models import EventStatus
 
@@ -141,13 +142,20 @@ def resume_point(system, day: dt.date | None):
 
     from ratings.replay import Ledger
 
-    checkpoint = _checkpoints_at(system, day).first() if day is not None else None
-    if checkpoint is None:
+    if day is None:
         return Ledger(), None
-    state = bytes(checkpoint.state)
+    checkpoints = _checkpoints_at(system, day).values_list("state", "as_of")[:1]
+    if connection.vendor == "postgresql":  # megabytes: binary, not hex text
+        sql, params = checkpoints.query.sql_with_params()
+        found = fetch_binary(sql, list(params))
+    else:
+        found = list(checkpoints)
+    if not found:
+        return Ledger(), None
+    state, as_of = bytes(found[0][0]), found[0][1]
     # LZ4 frames; checkpoints written before LZ4 are zlib streams
     raw = lz4.frame.decompress(state) if state[:4] == LZ4_MAGIC else zlib.decompress(state)
-    return pickle.loads(raw), checkpoint.as_of
+    return pickle.loads(raw), as_of
 
 
 @dataclass

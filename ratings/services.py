@@ -19,7 +19,7 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from ratings import partitions, selectors
-from ratings.bulk import BulkWriter, bulk_insert
+from ratings.bulk import BulkWriter, bulk_insert, fetch_binary
 from ratings.configuration import build_config, engine_for, list_rules
 from ratings.engines.common import paused_gc
 from ratings.models import (
@@ -273,11 +273,10 @@ def _replace_current(system: RatingSystem, rows: Iterable[tuple]) -> int:
         return bulk_insert(CurrentRating, CURRENT_FIELDS, rows)
     table = CurrentRating._meta.db_table
     columns = ", ".join(CurrentRating._meta.get_field(name).column for name in CURRENT_FIELDS)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])
-        old = {tuple(values): pk for pk, *values in cursor.fetchall()}
-        new = [values for values in rows if old.pop(values, None) is None]
-        if old:  # what is left of the stored rows differs from every new one
+    old = {tuple(values): pk for pk, *values in fetch_binary(f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])}
+    new = [values for values in rows if old.pop(values, None) is None]
+    if old:  # what is left of the stored rows differs from every new one
+        with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [list(old.values())])
     return bulk_insert(CurrentRating, CURRENT_FIELDS, new)
 
