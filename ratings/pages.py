@@ -9,6 +9,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from django.db import connection
 from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 
 from ratings.engines.common import REASON_TEXT, Reason
@@ -177,7 +178,8 @@ class Period:
     label: str
     title: str
     date: dt.date  # when its new rating took effect; without one, when its last game was played
-    summary: SimpleNamespace | None = None  # the stored PeriodSummary's figures
+    summary: SimpleNamespace | None = None  # the stored PeriodSummary's figures, for the periods shown
+    has_summary: bool = False  # a new rating came of it (False: none of its games counted)
     event_id: int | None = None
     first: dt.date | None = None  # first and last game: known for the period shown
     last: dt.date | None = None
@@ -258,12 +260,13 @@ def breakdown(
     `period` None picks the latest period. A label the key never had gives `period` None.
     """
     key = {"system": system, "coach": coach, "race": race, "variant": variant}
+    summaries = PeriodSummary.objects.filter(**key).order_by("-effective", "-id")
     by_label: dict[str, Period] = {}
-    for values in PeriodSummary.objects.filter(**key).order_by("-effective", "-id").values(*SUMMARY_FIELDS):
-        summary = SimpleNamespace(**values)
-        by_label.setdefault(summary.period, Period(
-            label=summary.period, title=summary.period, date=summary.effective, summary=summary,
-            event_id=_event_id(summary.period),
+    # every period's label and date (a busy key has hundreds); the full new-rating block only for
+    # the periods the page shows, below
+    for label, effective in summaries.values_list("period", "effective"):
+        by_label.setdefault(label, Period(
+            label=label, title=label, date=effective, has_summary=True, event_id=_event_id(label),
         ))
     # a period none of whose games counted has no summary: found through the small index of uncounted rows
     uncounted = CalculationRow.objects.filter(**key, counted=False).values("period").annotate(last=Max("played_at")).order_by()
@@ -272,15 +275,21 @@ def breakdown(
             by_label[item["period"]] = Period(
                 label=item["period"], title=item["period"], date=_day(item["last"]), event_id=_event_id(item["period"]),
             )
-    event_ids = {p.event_id for p in by_label.values() if p.event_id is not None}
-    event_names = dict(Event.objects.filter(pk__in=event_ids).values_list("pk", "name")) if event_ids else {}
+    event_names = _event_names({p.event_id for p in by_label.values() if p.event_id is not None})
     for entry in by_label.values():
         entry.title = period_title(system, entry.label, event_names)
     periods = sorted(by_label.values(), key=lambda p: (p.date, p.label), reverse=True)
     chosen = periods[0] if periods and period is None else by_label.get(period) if period else None
+    recent = [p for p in periods if p.has_summary][:4]
+    shown = {p.label: p for p in [*recent, chosen] if p is not None and p.has_summary}
+    if shown:
+        for values in summaries.filter(period__in=list(shown)).values(*SUMMARY_FIELDS):
+            entry = shown[values["period"]]
+            if entry.summary is None:  # the latest summary of the label (the order above)
+                entry.summary = SimpleNamespace(**values)
     result = Breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, periods=periods, period=chosen,
-        recent=[p for p in periods if p.summary is not None][:4],
+        recent=recent,
     )
     if chosen is None:
         return result
@@ -305,6 +314,16 @@ def breakdown(
         result.rows.append(item)
     result.footnotes = [(number, REASON_TEXT.get(reason, reason)) for reason, number in notes.items()]
     return result
+
+
+def _event_names(ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    if connection.vendor == "postgresql":  # one array parameter, not hundreds of placeholders
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT id, name FROM {Event._meta.db_table} WHERE id = ANY(%s)", [list(ids)])
+            return dict(cursor.fetchall())
+    return dict(Event.objects.filter(pk__in=ids).values_list("pk", "name"))
 
 
 def _day(value) -> dt.date | None:

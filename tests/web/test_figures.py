@@ -1,0 +1,28 @@
+"""Template filters for figures: `fixed` prints what floatformat prints, faster."""
+import math
+
+from django.template.defaultfilters import floatformat
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ratings.templatetags.rating_figures import fixed, signed
+
+
+# rating figures: nothing below 1e-9 but zero (where floatformat gives up and prints the float as it is)
+FIGURES = st.floats(allow_nan=False, min_value=-1e9, max_value=1e9).filter(lambda x: x == 0 or abs(x) >= 1e-9)
+
+
+@given(FIGURES, st.integers(0, 5))
+def test_fixed_prints_exactly_what_floatformat_prints(value, places):
+    assert fixed(value, places) == floatformat(value, places)
+
+
+def test_fixed_rounds_the_decimal_form_half_up_and_never_prints_minus_zero():
+    assert [fixed(2.675, 2), fixed(-2.675, 2), fixed(0.0005, 3), fixed(-0.0001, 2), fixed(1599.5, 0)] == [
+        "2.68", "-2.68", "0.001", "0.00", "1600",
+    ]
+    assert [fixed(None), fixed(""), fixed("x"), fixed(math.inf)] == ["", "", "", ""]
+
+
+def test_signed_shows_the_sign_of_a_change():
+    assert [signed(2.236), signed(-0.04), signed(0.0, 3), signed(None)] == ["+2.24", "-0.04", "+0.000", ""]
