@@ -96,5 +96,7 @@ def load_history(games, *, first_number: int = 1) -> dict:
         with connection.cursor() as cursor:
             for table in ("tournaments_coach", "tournaments_event", "tournaments_round", "tournaments_game", "tournaments_gameside"):
                 cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT MAX(id) FROM {table}))")
-            cursor.execute("ANALYZE")
+            # as a bulk load should end: statistics, and the visibility map index-only scans rely on
+            # (autovacuum would set it too, minutes later); VACUUM cannot run inside a transaction
+            cursor.execute("ANALYZE" if connection.in_atomic_block else "VACUUM (ANALYZE)")
     return {"coaches": len(coach_numbers), "events": len(events), "rounds": len(round_rows), "games": len(game_rows)}

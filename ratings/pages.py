@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 from django.db import connection
 from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
+from django.db.models.expressions import RawSQL
 
 from ratings.engines.common import REASON_TEXT, Reason
 from ratings.models import (
@@ -101,12 +102,20 @@ def _record_counts() -> dict:
     }
 
 
-def coach_record_per_race(coach: Coach) -> list[dict]:
-    """Games, wins, draws, losses, touchdowns and casualties per race, from the coach's game sides."""
-    rows = (
+EVENT_FIELDS = ("name", "start_date", "country", "is_major", "status")
+_TOTALS = ("games", "wins", "draws", "losses", "td_for", "td_against", "cas_for", "cas_against")
+
+
+def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
+    """(record per race, events) of a coach, from one count of the coach's game sides per event and
+    race (a busy coach's thousands of games are read once, and never meet the whole events table).
+
+    Per race: games, wins, draws, losses, touchdowns and casualties, most games first. Events:
+    newest first, with race and record there. Draft events count for neither.
+    """
+    counts = (
         GameSide.objects.filter(coach=coach)
-        .exclude(event_id__in=Event.objects.filter(status=EventStatus.DRAFT).values("id"))  # a few: no join
-        .values("race__name", "race__slug")
+        .values("event_id", "race_id")
         .annotate(
             **_record_counts(),
             td_for=Sum("touchdowns_for"),
@@ -114,37 +123,45 @@ def coach_record_per_race(coach: Coach) -> list[dict]:
             cas_for=Sum("casualties_for"),
             cas_against=Sum("casualties_against"),
         )
-        .order_by("-games", "race__name")
-    )
-    return list(rows)
-
-
-EVENT_FIELDS = ("name", "start_date", "country", "is_major", "status")
-
-
-def coach_events(coach: Coach) -> list[dict]:
-    """The events the coach played at (newest first), with race and record there."""
-    # Counted per event from the coach's game sides alone, then joined to those events only: a
-    # busy coach's thousands of games never meet the whole events table.
-    rows = list(
-        GameSide.objects.filter(coach=coach)
-        .values("event_id", "race__name")
-        .annotate(**_record_counts())
         .order_by()
     )
+    # integers only: read as the driver gives them (Django's conversion per row costs more than the count)
+    sql, params = counts.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = [dict(zip(("event_id", "race_id", *_TOTALS), values)) for values in cursor.fetchall()]
     events = {
-        event["id"]: event for event in Event.objects.filter(pk__in={row["event_id"] for row in rows})
-        .exclude(status=EventStatus.DRAFT).values("id", *EVENT_FIELDS)
+        event["id"]: event
+        for event in _by_ids(Event.objects.exclude(status=EventStatus.DRAFT), {row["event_id"] for row in rows})
+        .values("id", *EVENT_FIELDS)
     }
+    races = {race.pk: race for race in Race.objects.all()}
+    per_race: dict[int, dict] = {}
     found = []
     for row in rows:
         event = events.get(row["event_id"])
-        if event is not None:
-            found.append({**row, **{f"event__{name}": event[name] for name in EVENT_FIELDS}})
+        if event is None:
+            continue
+        race = races[row["race_id"]]
+        totals = per_race.setdefault(race.pk, {"race__name": race.name, "race__slug": race.slug, **dict.fromkeys(_TOTALS, 0)})
+        for name in _TOTALS:
+            totals[name] += row[name] or 0
+        found.append({
+            "event_id": row["event_id"], "race__name": race.name,
+            **{name: row[name] for name in ("games", "wins", "draws", "losses")},
+            **{f"event__{name}": event[name] for name in EVENT_FIELDS},
+        })
     # newest event first, races in name order within it (two stable sorts: dates do not negate)
-    found.sort(key=lambda row: (row["race__name"] or ""))
+    found.sort(key=lambda row: row["race__name"])
     found.sort(key=lambda row: (row["event__start_date"], row["event_id"]), reverse=True)
-    return found
+    return sorted(per_race.values(), key=lambda r: (-r["games"], r["race__name"])), found
+
+
+def _by_ids(queryset, ids: set):
+    """`queryset` narrowed to primary keys `ids`: one array parameter on PostgreSQL, not one placeholder each."""
+    if connection.vendor == "postgresql":
+        return queryset.filter(pk__in=RawSQL("SELECT unnest(%s::bigint[])", [list(ids)]))
+    return queryset.filter(pk__in=ids)
 
 
 def coach_awards(coach: Coach) -> list[Award]:
@@ -317,13 +334,7 @@ def breakdown(
 
 
 def _event_names(ids: set[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    if connection.vendor == "postgresql":  # one array parameter, not hundreds of placeholders
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT id, name FROM {Event._meta.db_table} WHERE id = ANY(%s)", [list(ids)])
-            return dict(cursor.fetchall())
-    return dict(Event.objects.filter(pk__in=ids).values_list("pk", "name"))
+    return dict(_by_ids(Event.objects.all(), ids).values_list("pk", "name")) if ids else {}
 
 
 def _day(value) -> dt.date | None:

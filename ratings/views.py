@@ -161,12 +161,13 @@ def coach_detail(request, number: int):
         history, caption=f"{system.name if system else ''}: rating after each {noun}", prefix="history-"
     )
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(history_table)
-    events_table = CoachEventTable(pages.coach_events(coach), caption="Events attended, newest first", prefix="events-")
+    record, events = pages.coach_record(coach)
+    events_table = CoachEventTable(events, caption="Events attended, newest first", prefix="events-")
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(events_table)
     return render(request, "ratings/coach.html", {
         "coach": coach,
         "ratings": ratings,
-        "record": pages.coach_record_per_race(coach),
+        "record": record,
         "events_table": events_table,
         "history_table": history_table,
         "awards": pages.coach_awards(coach),
