@@ -162,12 +162,15 @@ class CurrentRating(RatingFields):
         ]
         indexes = [
             models.Index(fields=["system", "variant", "race", "rank"], name="current_rank_idx"),
-            models.Index(fields=["system", "variant", "overall_rank"], name="current_overall_idx"),
             models.Index(fields=["system", "coach"], name="current_coach_idx"),
             models.Index(fields=["system", "-value"], name="current_value_idx"),
             # RANKING_ORDER for a whole system or one variant (PostgreSQL's ascending order puts nulls last)
             models.Index(fields=["system", "overall_rank", "-value", "coach"], name="current_ranking_idx"),
             models.Index(fields=["system", "variant", "overall_rank", "-value", "coach"], name="current_variant_ranking_idx"),
+            # ... and for one race of a variant (ranks within a race follow the overall ones)
+            models.Index(
+                fields=["system", "variant", "race", "overall_rank", "-value", "coach"], name="current_race_ranking_idx",
+            ),
         ]
 
 
