@@ -2,7 +2,13 @@
 
 Every figure a page shows about a rating is read from these tables; nothing is recomputed per request.
 """
+from __future__ import annotations
+
+import hashlib
+
 from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.db import models
 from django.db.models import F, Q
 
@@ -28,6 +34,10 @@ class RatingSystem(models.Model):
     )
     description = models.TextField(blank=True)
     active = models.BooleanField(default=True)
+    recalculated_at = models.DateTimeField(
+        null=True, blank=True, editable=False,
+        help_text="When a run last committed: the version of the stored ratings, which page caches key on.",
+    )
     display_order = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -107,7 +117,34 @@ DERIVED = {"on_delete": models.CASCADE, "db_constraint": False, "db_index": Fals
 
 class RankingQuerySet(models.QuerySet):
     """Ratings read page by page: a deep page finds its rows' ids on the ranking index alone and
-    only then joins coach, race and variant for those rows (not for every row it skips)."""
+    only then joins coach, race and variant for those rows (not for every row it skips).
+
+    `counted_as_of(version)` keeps the row count (whatever filters follow) in the cache under that
+    version of the stored ratings: counting tens of thousands of rows for every page of a ranking
+    that changes only when a run commits is most of its database time.
+    """
+
+    _count_version = None
+
+    def counted_as_of(self, version) -> RankingQuerySet:
+        clone = self._chain()
+        clone._count_version = version
+        return clone
+
+    def _clone(self):
+        clone = super()._clone()
+        clone._count_version = self._count_version
+        return clone
+
+    def count(self) -> int:
+        if self._count_version is None or self._result_cache is not None:
+            return super().count()
+        try:
+            sql, params = self.query.sql_with_params()
+        except EmptyResultSet:  # .none(): nothing to count
+            return super().count()
+        key = "ranking-count:" + hashlib.sha256(f"{self._count_version}|{sql}|{params!r}".encode()).hexdigest()
+        return cache.get_or_set(key, super().count, timeout=24 * 3600)
 
     def __getitem__(self, k):
         if isinstance(k, slice) and k.start and self._result_cache is None and self.query.select_related:

@@ -52,6 +52,7 @@ def ranking_current(system: RatingSystem):
         CurrentRating.objects.filter(system=system)
         .select_related("coach", "race", "variant")
         .order_by(*RANKING_ORDER)
+        .counted_as_of(system.recalculated_at and f"{system.pk}:{system.recalculated_at.isoformat()}")
     )
 
 
@@ -61,6 +62,7 @@ def ranking_of_list(rating_list: RatingList):
         RatingListEntry.objects.filter(rating_list=rating_list)
         .select_related("coach", "race", "variant")
         .order_by(*RANKING_ORDER)
+        .counted_as_of(f"list:{rating_list.pk}")  # a recomputed list is stored anew, under another id
     )
 
 

@@ -159,6 +159,7 @@ def recalculation_execute(
             outcome = _recalculate(
                 system, since=run.from_date, today=today, log=log, progress=progress, history=history, fresh=fresh,
             )
+            RatingSystem.objects.filter(pk=system.pk).update(recalculated_at=timezone.now())
             RecalculationRun.objects.filter(pk=run.pk).update(
                 status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
                 games_processed=outcome["games"], rows_written=outcome["rows"],

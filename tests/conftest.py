@@ -32,6 +32,15 @@ def tasks_in_process(request):
     celery_app.conf.task_always_eager = eager
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with an empty cache (ranking counts, login attempts), as its data is its own."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 @pytest.fixture
 def naf_data() -> Path:
     """The real FUMBBL games (../shared/data/naf beside the project; NAF_DATA overrides where)."""

@@ -1,7 +1,9 @@
 """Template filters for rating figures."""
+import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django import template
+from django.utils import timezone
 
 register = template.Library()
 
@@ -31,3 +33,17 @@ def fixed(value, places=2):
     except (TypeError, ValueError, KeyError, InvalidOperation):
         return ""
     return f"{rounded.copy_abs() if rounded.is_zero() else rounded:f}"
+
+
+@register.filter
+def day(value):
+    """A date as YYYY-MM-DD: what date:"Y-m-d" prints (an aware datetime in the current time zone),
+    without its formatting machinery, which a breakdown's hundreds of dates add up in."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, dt.datetime):
+        value = (timezone.localtime(value) if timezone.is_aware(value) else value).date()
+    try:
+        return value.isoformat()
+    except AttributeError:
+        return ""

@@ -39,3 +39,23 @@ def test_quick_select_writes_the_markup_of_djangos_select():
     for value in ("", "NL", None, "XX"):
         django_markup = forms.Select(choices=choices, attrs={"id": "id_country"}).render("country", value)
         assert QuickSelect(choices=choices, attrs={"id": "id_country"}).render("country", value) == re.sub(r"\n\s*", "", django_markup)
+
+
+def test_day_prints_what_the_date_filter_prints():
+    import datetime as dt
+
+    from django.template import Context, Template
+    from django.utils import timezone
+
+    from ratings.templatetags.rating_figures import day
+
+    values = [
+        dt.date(2024, 3, 9), dt.datetime(2024, 3, 9, 23, 59, tzinfo=dt.timezone.utc),
+        dt.datetime(2024, 3, 9, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-5))), dt.datetime(2024, 3, 9, 1, 0),
+    ]
+    ours = Template("{% load rating_figures %}{{ v|day }}")
+    djangos = Template('{{ v|date:"Y-m-d" }}')  # the template converts aware datetimes before the filter
+    for zone in ("UTC", "Europe/Amsterdam", "America/New_York"):
+        with timezone.override(zone):
+            assert [ours.render(Context({"v": v})) for v in values] == [djangos.render(Context({"v": v})) for v in values]
+    assert [day(None), day(""), day("x")] == ["", "", ""]
