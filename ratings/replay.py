@@ -314,10 +314,10 @@ def draw(
 
 
 def _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, record) -> Entries:
-    played_keys = [board.keys[i] for i in chosen.tolist()]
-    counts = [played.get(key, (0, 0)) for key in played_keys]
+    keys = [board.keys[i] for i in chosen.tolist()]
+    counts = [played.get(key, (0, 0)) for key in keys]
     entries = Entries(
-        keys=played_keys, value=value[chosen], mu=board.mu[chosen],
+        keys=keys, value=value[chosen], mu=board.mu[chosen],
         phi=phi[chosen] if phi is not None else np.full(len(chosen), np.nan), sigma=board.sigma[chosen],
         nv=board.nv[chosen], games=board.wins[chosen] + board.draws[chosen] + board.losses[chosen],
         active=active[chosen], rank=rank[chosen], overall_rank=overall[chosen], previous=previous[chosen],
