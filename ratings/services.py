@@ -211,8 +211,8 @@ def recalculation_execute_many(
 
 
 def _refresh_planner_statistics(*, full: bool) -> None:
-    """Every run rewrites the current ratings: vacuum them, so ranking pages count and page through
-    them on the index alone instead of past the rows the run replaced. After a full run the
+    """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
+    and page through them on the index alone instead of past the rows the run replaced. After a full run the
     planner's statistics describe the tables before it (a ranking would be read by a plan made
     for an empty table): analyse the derived tables then. Autovacuum would, but minutes later.
     Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
