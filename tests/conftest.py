@@ -9,12 +9,18 @@ from ratingsite.celery import app as celery_app
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests that need the real broker run where one is configured (CI's PostgreSQL + Redis pass)."""
-    if os.environ.get("CELERY_BROKER_URL"):
+    """Tests that need the real broker, or PostgreSQL, run where one is configured (CI's PostgreSQL +
+    Redis pass); the other pass leaves them out rather than skipping them."""
+    absent = set()
+    if not os.environ.get("CELERY_BROKER_URL"):
+        absent.add("broker")
+    if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
+        absent.add("postgresql")
+    if not absent:
         return
     selected, deselected = [], []
     for item in items:
-        (deselected if item.get_closest_marker("broker") else selected).append(item)
+        (deselected if any(item.get_closest_marker(name) for name in absent) else selected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
