@@ -37,7 +37,7 @@ def partition_name(model, system_id: int) -> str:
 
 
 class FreshPartitions:
-    """One full run's fresh tables for a system: `table(model)` to write into, `swap()` before commit.
+    """One full run's fresh tables for a system: `tables` (model -> table) to write into, `swap()` before commit.
 
     `create()` runs before the run's transaction (autocommit): creating a table LIKE its parent
     locks the parent until commit, and two runs each holding that lock while asking for the
@@ -47,11 +47,7 @@ class FreshPartitions:
 
     def __init__(self, system_id: int, run_id: int):
         self.system_id = system_id
-        self.run_id = run_id
         self.tables = {model: f"{partition_name(model, system_id)}_r{run_id}" for model in PARTITIONED}
-
-    def table(self, model) -> str:
-        return self.tables[model]
 
     def create(self) -> None:
         from ratings.models import RecalculationRun, RunStatus

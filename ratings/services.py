@@ -174,7 +174,7 @@ def recalculation_execute(
     finally:
         if fresh is not None:
             fresh.discard()
-    _refresh_planner_statistics(full=outcome["start"] is None)
+    _refresh_planner_statistics(full=outcome["start"] is None, swapped=fresh is not None)
     run.refresh_from_db()
     return run
 
@@ -210,7 +210,7 @@ def recalculation_execute_many(
         return list(pool.map(in_thread, run_ids))
 
 
-def _refresh_planner_statistics(*, full: bool) -> None:
+def _refresh_planner_statistics(*, full: bool, swapped: bool) -> None:
     """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
     and page through them on the index alone instead of past the rows the run replaced. After a full run the
     planner's statistics describe the tables before it (a ranking would be read by a plan made
@@ -218,8 +218,8 @@ def _refresh_planner_statistics(*, full: bool) -> None:
     Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return
-    # (a full run on partitioned tables analysed its fresh partitions before swapping them in)
-    analyse = [RatingList] if partitions.partitioned() else [RatingList, *partitions.PARTITIONED]
+    # `swapped`: the run analysed its fresh partitions before swapping them in
+    analyse = [RatingList] if swapped else [RatingList, *partitions.PARTITIONED]
     with connection.cursor() as cursor:
         cursor.execute(f"VACUUM {'(ANALYZE) ' if full else ''}{CurrentRating._meta.db_table}")
         for model in analyse if full else ():
@@ -318,23 +318,20 @@ def _key_columns(entries: Entries, keys: _Keys) -> tuple[list, list, list]:
     return ([k[0] for k in entries.keys], [race(k[1]) for k in entries.keys], [variant[k[2]] for k in entries.keys])
 
 
+def _entry_columns(sid: int, entries: Entries, keys: _Keys, fields: list[str]) -> Iterator[tuple]:
+    """`entries` as stored: system, coach, race, variant, then `fields` (named as Entries.columns names them)."""
+    columns = entries.columns()
+    return zip(repeat(sid, len(entries)), *_key_columns(entries, keys), *(columns[name] for name in fields))
+
+
 def entry_rows(sid: int, entries: Entries, keys: _Keys) -> Iterator[tuple]:
     """A list's entries as stored, in ENTRY_FIELDS order without the list."""
-    c = entries.columns()
-    return zip(
-        repeat(sid, len(entries)), *_key_columns(entries, keys), c["value"], c["mu"], c["phi"], c["sigma"], c["nv"],
-        c["games"], c["rank"], c["overall_rank"], c["change"], c["games_counted"], c["games_played"],
-    )
+    return _entry_columns(sid, entries, keys, ENTRY_FIELDS[5:])
 
 
 def current_rows(sid: int, entries: Entries, keys: _Keys) -> Iterator[tuple]:
     """The current ratings as stored, in CURRENT_FIELDS order."""
-    c = entries.columns()
-    return zip(
-        repeat(sid, len(entries)), *_key_columns(entries, keys), c["value"], c["mu"], c["phi"], c["sigma"], c["nv"],
-        c["games"], c["rank"], c["overall_rank"], c["wins"], c["draws"], c["losses"], c["last_played"],
-        c["value_change"], c["rank_change"],
-    )
+    return _entry_columns(sid, entries, keys, CURRENT_FIELDS[4:])
 
 
 class _Output:
