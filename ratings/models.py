@@ -211,6 +211,17 @@ class CurrentRating(RatingFields):
         ]
 
 
+class CurrentSnapshot(models.Model):
+    """The current ratings a run last wrote for a system, as compressed columns: the next run finds
+    what changed by comparing arrays instead of reading every stored rating back. `rows` and
+    `last_id` say which stored rows it describes; if they no longer match, it is ignored."""
+
+    system = models.OneToOneField(RatingSystem, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    rows = models.PositiveIntegerField()
+    last_id = models.BigIntegerField()
+    columns = models.BinaryField()
+
+
 class RatingList(models.Model):
     """A published list: the state of a system as of `date` (every period ended before it)."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -27,6 +27,7 @@ _INTS = ("coach", "group", "variant_group", "nv", "effective_day", "effective_mo
          "last_played")
 _NONE = -1  # an integer column's "none" (nv, last_played)
 _NONE_CHANGE = np.iinfo(np.int64).min  # rank change: none (any other value may be a real change)
+_INT_NONE = {"nv": _NONE, "rank": 0, "overall_rank": 0, "rank_change": _NONE_CHANGE}  # integer columns that may be none
 
 
 class Board:
@@ -376,26 +377,48 @@ class Entries:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def columns(self) -> dict[str, list]:
-        """Every ListEntry field but key, active and starter, as Python lists with None for none."""
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every ListEntry field but key, active and starter, as NumPy columns: none is NaN in a
+        float column, -1 in nv and last_played (an ordinal), 0 in a rank, and the int64 minimum in
+        the rank change."""
         rank = self.rank
         out = {
-            "value": self.value.tolist(), "mu": _floats(self.mu), "phi": _floats(self.phi),
-            "sigma": _floats(self.sigma), "nv": _ints(self.nv, _NONE), "games": self.games.tolist(),
-            "rank": _ints(rank, 0), "overall_rank": _ints(self.overall_rank, 0),
-            "change": _floats(self.value - self.previous), "games_counted": self.games_counted.tolist(),
-            "games_played": self.games_played.tolist(),
+            "value": self.value, "mu": self.mu, "phi": self.phi, "sigma": self.sigma, "nv": self.nv,
+            "games": self.games, "rank": rank, "overall_rank": self.overall_rank, "change": self.value - self.previous,
+            "games_counted": self.games_counted, "games_played": self.games_played,
         }
         if self.wins is not None:
             then_rank = np.where(rank > 0, self.then_rank, np.nan)
             with np.errstate(invalid="ignore"):
                 rank_change = np.where(np.isnan(then_rank), _NONE_CHANGE, then_rank - rank).astype(np.int64)
             out.update(
-                wins=self.wins.tolist(), draws=self.draws.tolist(), losses=self.losses.tolist(),
-                last_played=[None if x == _NONE else dt.date.fromordinal(x) for x in self.last_played.tolist()],
-                value_change=_floats(self.value - self.then_value), rank_change=_ints(rank_change, _NONE_CHANGE),
+                wins=self.wins, draws=self.draws, losses=self.losses, last_played=self.last_played,
+                value_change=self.value - self.then_value, rank_change=rank_change,
             )
         return out
+
+    def columns(self) -> dict[str, list]:
+        """`arrays()` as Python lists, with None for none (and dates for last_played)."""
+        arrays = self.arrays()
+        out = {}
+        for name, array in arrays.items():
+            if name == "last_played":
+                out[name] = [None if x == _NONE else dt.date.fromordinal(x) for x in array.tolist()]
+            elif array.dtype.kind == "f" and name != "value":
+                out[name] = _floats(array)
+            elif name in _INT_NONE:
+                out[name] = _ints(array, _INT_NONE[name])
+            else:
+                out[name] = array.tolist()
+        return out
+
+    def take(self, rows: np.ndarray) -> Entries:
+        """The entries at `rows` (indices), in that order."""
+        keys = self.keys
+        return Entries(keys=[keys[i] for i in rows.tolist()], **{
+            f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[rows]
+            for f in fields(self) if f.name != "keys"
+        })
 
     def __iter__(self) -> Iterator[ListEntry]:
         columns = self.columns()

@@ -7,14 +7,16 @@ a time (a row lock on the system), and the whole run commits or nothing does.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import pickle
+import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from itertools import repeat
 
 import lz4.frame
+import numpy as np
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
@@ -25,6 +27,7 @@ from ratings.engines.common import paused_gc
 from ratings.models import (
     CalculationRow,
     CurrentRating,
+    CurrentSnapshot,
     EngineCheckpoint,
     PeriodSummary,
     RatingList,
@@ -179,6 +182,10 @@ def recalculation_execute(
     return run
 
 
+class RecalculationFailed(Exception):
+    """A run carried out in another process failed; its error is recorded on the run."""
+
+
 def recalculation_execute_many(
     run_ids: list[int], *, today: dt.date | None = None, history: selectors.GameHistory | None = None,
     jobs: int = 2, progress: Callable[[int], Callable[[int, int], None] | None] = lambda run_id: None,
@@ -186,10 +193,11 @@ def recalculation_execute_many(
     """Carry out several queued runs (of different systems), each on its own as `recalculation_execute`
     does; returns each run, or the error it failed with, in the order given.
 
-    On PostgreSQL up to `jobs` run at once, each in a thread with its own connection and
-    transaction: while the database ingests one run's rows or builds its indexes, another run
-    computes. One at a time on SQLite (a single writer) or inside a caller's transaction, whose
-    uncommitted records other connections would not see.
+    On PostgreSQL up to `jobs` run at once, each in a process forked from this one with its own
+    connection and transaction: a run is bound by Python, so threads would take turns on one core.
+    The forks share the games already read (copy-on-write). One at a time on SQLite (a single
+    writer), inside a caller's transaction (whose uncommitted records other connections would not
+    see), or where processes cannot fork.
     """
     def execute(run_id: int) -> RecalculationRun | Exception:
         try:
@@ -197,17 +205,49 @@ def recalculation_execute_many(
         except Exception as error:  # recorded on the run by recalculation_execute
             return error
 
-    if jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block:
+    if (
+        jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block
+        or not hasattr(os, "fork")
+    ):
         return [execute(run_id) for run_id in run_ids]
+    exits = _forked(run_ids, jobs, execute)
+    outcomes: list[RecalculationRun | Exception] = []
+    for run_id in run_ids:
+        if exits[run_id]:  # a process that died before recording its end (killed, out of memory)
+            RecalculationRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+                status=RunStatus.FAILED, finished_at=timezone.now(),
+                error=f"the run's process ended abnormally (wait status {exits[run_id]})",
+            )
+        run = RecalculationRun.objects.select_related("system").get(pk=run_id)
+        failed = run.status != RunStatus.SUCCEEDED
+        outcomes.append(RecalculationFailed(run.error.strip().splitlines()[-1] if run.error else run.status) if failed else run)
+    return outcomes
 
-    def in_thread(run_id: int) -> RecalculationRun | Exception:
-        try:
-            return execute(run_id)
-        finally:
-            connections.close_all()  # this thread's own connection
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(in_thread, run_ids))
+def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> dict[int, int]:
+    """`execute` each run in a child process, `jobs` at a time; returns each run's wait status."""
+    connections.close_all()  # a child must not share this process's sockets: each opens its own
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # or a child would print this process's pending output again
+    pending, running, exits = list(run_ids), {}, {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            run_id = pending.pop(0)
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    execute(run_id)  # records its outcome on the run, failure included
+                    code = 0
+                finally:
+                    connections.close_all()
+                    for stream in (sys.stdout, sys.stderr):
+                        stream.flush()
+                    os._exit(code)  # no exit handlers: they belong to the parent (test runner, worker)
+            running[pid] = run_id
+        pid, status = os.wait()
+        exits[running.pop(pid)] = status
+    return exits
 
 
 def _refresh_planner_statistics(*, full: bool, swapped: bool) -> None:
@@ -261,21 +301,97 @@ def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool) 
         queryset._raw_delete(queryset.db)
 
 
-def _replace_current(system: RatingSystem, rows: Iterable[tuple]) -> int:
-    """Make the system's stored current ratings exactly `rows` (CURRENT_FIELDS); returns the rows written.
+def _replace_current(system: RatingSystem, entries: Entries | None, keys: _Keys, *, full: bool) -> int:
+    """Make the system's stored current ratings exactly `entries` (None: none); returns the rows written.
 
     On PostgreSQL only the rows that differ are deleted and inserted: an event changes a few
     thousand ratings and ranks, and rewriting tens of thousands of rows with their six ranking
-    indexes would be most of a small run.
+    indexes would be most of a small run. A partial run finds what differs by comparing columns
+    with the snapshot of what the previous run wrote; a `full` run (or one without a valid
+    snapshot) compares with every stored row read back, so it also repairs rows changed by hand.
     """
     stored = CurrentRating.objects.filter(system=system)
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or entries is None:
         stored._raw_delete(stored.db)
-        return bulk_insert(CurrentRating, CURRENT_FIELDS, rows)
+        CurrentSnapshot.objects.filter(system=system).delete()
+        return bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries, keys)) if entries else 0
+    packed, figures = _current_figures(entries, keys)
+    snapshot = None if full else _current_snapshot(system)
+    if snapshot is None or packed is None:
+        written = _replace_current_by_rows(system, entries, keys)
+    else:
+        written = _replace_current_by_snapshot(system, entries, keys, packed, figures, *snapshot)
+    CurrentSnapshot.objects.filter(system=system).delete()
+    if packed is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT coalesce(max(id), 0) FROM {CurrentRating._meta.db_table} WHERE system_id = %s", [system.pk])
+            last_id = cursor.fetchone()[0]
+        blob = lz4.frame.compress(pickle.dumps((packed, figures), protocol=pickle.HIGHEST_PROTOCOL))
+        bulk_insert(CurrentSnapshot, ["system", "rows", "last_id", "columns"], [(system.pk, len(entries), last_id, blob)])
+    return written
+
+
+_KEY_BITS = 12  # race and variant ids packed beside the coach into one int64 key
+
+
+def _current_figures(entries: Entries, keys: _Keys) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Each entry's key packed into an int64, and its stored columns (CURRENT_FIELDS after the key)
+    as a float64 matrix with one NaN for none; (None, None) if an id is too large to pack."""
+    races = np.fromiter((keys.race[k[1]] or 0 for k in entries.keys), dtype=np.int64, count=len(entries))
+    variants = np.fromiter((keys.variant[k[2]] for k in entries.keys), dtype=np.int64, count=len(entries))
+    if len(entries) and max(races.max(), variants.max()) >= 1 << _KEY_BITS:
+        return None, None
+    coaches = np.fromiter((k[0] for k in entries.keys), dtype=np.int64, count=len(entries))
+    packed = (coaches << 2 * _KEY_BITS) | (races << _KEY_BITS) | variants
+    arrays = entries.arrays()
+    figures = np.column_stack([arrays[name].astype(np.float64) for name in CURRENT_FIELDS[4:]]) if len(entries) else (
+        np.empty((0, len(CURRENT_FIELDS) - 4)))
+    figures[np.isnan(figures)] = np.nan  # one NaN, so that rows compare by their bits
+    return packed, figures
+
+
+def _current_snapshot(system: RatingSystem) -> tuple[np.ndarray, np.ndarray] | None:
+    """(packed keys, figures) the last run wrote, if the stored rows are still exactly those."""
+    found = fetch_binary(
+        f"SELECT s.rows, s.last_id, s.columns, (SELECT count(*) FROM {CurrentRating._meta.db_table} WHERE system_id = %s),"
+        f" (SELECT coalesce(max(id), 0) FROM {CurrentRating._meta.db_table} WHERE system_id = %s)"
+        f" FROM {CurrentSnapshot._meta.db_table} s WHERE s.system_id = %s",
+        [system.pk, system.pk, system.pk],
+    )
+    if not found or found[0][0] != found[0][3] or found[0][1] != found[0][4]:
+        return None
+    return pickle.loads(lz4.frame.decompress(found[0][2]))
+
+
+def _replace_current_by_snapshot(
+    system: RatingSystem, entries: Entries, keys: _Keys, packed: np.ndarray, figures: np.ndarray,
+    old_packed: np.ndarray, old_figures: np.ndarray,
+) -> int:
+    same = np.zeros(len(packed), dtype=bool)
+    kept = np.zeros(len(old_packed), dtype=bool)
+    if len(old_packed) and len(packed):
+        order = np.argsort(old_packed, kind="stable")
+        match = order[np.minimum(np.searchsorted(old_packed, packed, sorter=order), len(order) - 1)]
+        same = (old_packed[match] == packed) & np.all(old_figures[match].view(np.int64) == figures.view(np.int64), axis=1)
+        kept[match[same]] = True
+    gone = old_packed[~kept]
+    if len(gone):
+        mask = (1 << _KEY_BITS) - 1
+        races = ((gone >> _KEY_BITS) & mask).tolist()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"DELETE FROM {CurrentRating._meta.db_table} c USING unnest(%s::bigint[], %s::int[], %s::int[]) k(coach, race, variant)"
+                " WHERE c.system_id = %s AND c.coach_id = k.coach AND c.race_id IS NOT DISTINCT FROM k.race AND c.variant_id = k.variant",
+                [(gone >> 2 * _KEY_BITS).tolist(), [race or None for race in races], (gone & mask).tolist(), system.pk],
+            )
+    return bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries.take(np.flatnonzero(~same)), keys))
+
+
+def _replace_current_by_rows(system: RatingSystem, entries: Entries, keys: _Keys) -> int:
     table = CurrentRating._meta.db_table
     columns = ", ".join(CurrentRating._meta.get_field(name).column for name in CURRENT_FIELDS)
     old = {tuple(values): pk for pk, *values in fetch_binary(f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])}
-    new = [values for values in rows if old.pop(values, None) is None]
+    new = [values for values in current_rows(system.pk, entries, keys) if old.pop(values, None) is None]
     if old:  # what is left of the stored rows differs from every new one
         with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [list(old.values())])
@@ -344,7 +460,7 @@ class _Output:
         self.tables = tables  # model -> the fresh table it is written to, when not its own
         self.summaries: dict[str, list[tuple]] = {}  # period label -> its latest summaries
         self.lists: list[tuple[RatingList, Entries]] = []
-        self.current: list[tuple] = []
+        self.current: Entries | None = None
         self.checkpoints: list[tuple] = []  # CHECKPOINT_FIELDS
 
     def add(self, chunk: Chunk, rows: BulkWriter) -> None:
@@ -362,7 +478,7 @@ class _Output:
             )
             self.lists.append((rating_list, chunk.entries))
         else:
-            self.current.extend(current_rows(sid, chunk.entries, keys))
+            self.current = chunk.entries
 
     def save(self, start: dt.date | None) -> int:
         system = self.system
@@ -378,7 +494,7 @@ class _Output:
             (rating_list.pk, *values)
             for rating_list, (_, entries) in zip(saved, self.lists) for values in entry_rows(self.sid, entries, self.keys)
         ), table=tables.get(RatingListEntry))
-        written += _replace_current(system, self.current)
+        written += _replace_current(system, self.current, self.keys, full=start is None)
         # COPY: megabytes of state each, which an INSERT would send and parse as hex text
         bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)
         return written

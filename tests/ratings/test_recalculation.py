@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 
 from ratings import services
 from ratings.models import (
-    CalculationRow, CurrentRating, EngineCheckpoint, PeriodSummary, RatingList, RatingSystem, RecalculationRun,
+    CalculationRow, CurrentRating, CurrentSnapshot, EngineCheckpoint, PeriodSummary, RatingList, RatingSystem, RecalculationRun,
     RunStatus, Trigger,
 )
 from ratings.verification import verify_system
@@ -196,6 +196,37 @@ def test_a_full_run_on_postgresql_swaps_in_fresh_partitions_and_a_failed_swap_ke
     assert verify_system(system, today=TODAY).count == 0
 
 
+@pytest.mark.postgresql
+def test_a_partial_run_rewrites_only_the_current_ratings_that_changed_and_distrusts_a_stale_snapshot():
+    coaches = CoachFactory.create_batch(6)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1))]])
+    run("elo")
+    ratings = CurrentRating.objects.filter(system__slug="elo")
+    assert CurrentSnapshot.objects.get(system__slug="elo").rows == ratings.count() == 6
+
+    def stored():
+        return {
+            (r.coach_id, r.race.slug): (r.pk, *(getattr(r, name) for name in services.CURRENT_FIELDS[4:]))
+            for r in ratings.select_related("race")
+        }
+
+    before = stored()
+    add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0))]])
+    run("elo", since=dt.date(2024, 6, 8))
+    after = stored()
+    changed = {k for k in before if before[k][1:] != after[k][1:]}
+    assert (coaches[0].pk, "human") in changed
+    assert after.keys() - before.keys() == {(coaches[2].pk, "orc")}
+    assert all(after[c][0] == before[c][0] for c in before if c not in changed)  # the same rows, not rewritten
+    assert all(after[c][0] != before[c][0] for c in changed)
+    assert verify_system(RatingSystem.objects.get(slug="elo"), today=TODAY).count == 0
+
+    ratings.filter(coach=coaches[5]).delete()  # as a merge does: the snapshot no longer describes the stored rows
+    run("elo", since=dt.date(2024, 6, 8))
+    assert stored().keys() == after.keys()
+    assert verify_system(RatingSystem.objects.get(slug="elo"), today=TODAY).count == 0
+
+
 def test_running_the_same_run_twice_changes_nothing():
     coaches = CoachFactory.create_batch(2)
     add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
@@ -319,5 +350,5 @@ def test_runs_of_several_systems_two_at_a_time_give_what_one_at_a_time_gives():
     assert [run.system.slug for run in one_at_a_time] == [run.system.slug for run in together] == list(slugs)
     assert {run.status for run in together} == {RunStatus.SUCCEEDED}
     assert {slug: everything(slug) for slug in slugs} == alone
-    if connection.vendor == "postgresql":  # threads, each with a connection of its own
+    if connection.vendor == "postgresql":  # processes, each with a connection of its own
         assert len({run.log for run in together}) == 4
