@@ -58,7 +58,7 @@ class Board:
 
     def __setstate__(self, state: dict) -> None:
         vars(self).update(state)
-        self.index = {key: row for row, key in enumerate(self.keys)}
+        self.index = dict(zip(self.keys, range(len(self.keys))))
 
     def _group(self, group) -> int:
         return self._groups.setdefault(group, len(self._groups))
@@ -315,15 +315,22 @@ def draw(
 
 
 def _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, record) -> Entries:
-    keys = [board.keys[i] for i in chosen.tolist()]
-    counts = [played.get(key, (0, 0)) for key in keys]
+    n = board.size
+    keys = board.keys[:n] if len(chosen) == n else [board.keys[i] for i in chosen.tolist()]
+    counted, seen = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    index = board.index
+    for key, (count, games) in played.items():
+        row = index.get(key)
+        if row is not None:  # a key that played without a rating yet (KNSB depot) has no entry
+            counted[row], seen[row] = count, games
     entries = Entries(
         keys=keys, value=value[chosen], mu=board.mu[chosen],
         phi=phi[chosen] if phi is not None else np.full(len(chosen), np.nan), sigma=board.sigma[chosen],
         nv=board.nv[chosen], games=board.wins[chosen] + board.draws[chosen] + board.losses[chosen],
         active=active[chosen], rank=rank[chosen], overall_rank=overall[chosen], previous=previous[chosen],
-        games_counted=np.fromiter((c for c, _ in counts), dtype=np.int64, count=len(counts)),
-        games_played=np.fromiter((p for _, p in counts), dtype=np.int64, count=len(counts)),
+        games_counted=counted[chosen], games_played=seen[chosen],
+        coach=board.coach[chosen], group=board.group[chosen],
+        groups={row: pair for pair, row in board._groups.items() if isinstance(pair, tuple)},
     )
     if record:
         entries.wins, entries.draws, entries.losses = board.wins[chosen], board.draws[chosen], board.losses[chosen]
@@ -373,6 +380,10 @@ class Entries:
     last_played: np.ndarray | None = None  # ordinal; -1: none
     then_value: np.ndarray | None = None
     then_rank: np.ndarray | None = None
+    # each key's coach and (variant, race) as columns: `groups` maps a group number to its pair
+    coach: np.ndarray | None = None
+    group: np.ndarray | None = None
+    groups: dict | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -415,9 +426,9 @@ class Entries:
     def take(self, rows: np.ndarray) -> Entries:
         """The entries at `rows` (indices), in that order."""
         keys = self.keys
-        return Entries(keys=[keys[i] for i in rows.tolist()], **{
+        return Entries(keys=[keys[i] for i in rows.tolist()], groups=self.groups, **{
             f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[rows]
-            for f in fields(self) if f.name != "keys"
+            for f in fields(self) if f.name not in ("keys", "groups")
         })
 
     def __iter__(self) -> Iterator[ListEntry]:

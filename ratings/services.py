@@ -7,8 +7,10 @@ a time (a row lock on the system), and the whole run commits or nothing does.
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import os
 import pickle
+import struct
 import sys
 import time
 import traceback
@@ -159,9 +161,10 @@ def recalculation_execute(
                 system=system, finished_at__gte=history.read_at
             ).exclude(pk=run.pk).exists():
                 history = None
-            outcome = _recalculate(
-                system, since=run.from_date, today=today, log=log, progress=progress, history=history, fresh=fresh,
-            )
+            with paused_gc():  # the checkpoint and the replay build hundreds of thousands of acyclic objects
+                outcome = _recalculate(
+                    system, since=run.from_date, today=today, log=log, progress=progress, history=history, fresh=fresh,
+                )
             RatingSystem.objects.filter(pk=system.pk).update(recalculated_at=timezone.now())
             RecalculationRun.objects.filter(pk=run.pk).update(
                 status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
@@ -193,9 +196,9 @@ def recalculation_execute_many(
     """Carry out several queued runs (of different systems), each on its own as `recalculation_execute`
     does; returns each run, or the error it failed with, in the order given.
 
-    On PostgreSQL up to `jobs` run at once, each in a process forked from this one with its own
-    connection and transaction: a run is bound by Python, so threads would take turns on one core.
-    The forks share the games already read (copy-on-write). One at a time on SQLite (a single
+    On PostgreSQL up to `jobs` run at once: as many processes forked from this one, each with its
+    own connection, taking the next run when it is free (a run is bound by Python, so threads would
+    take turns on one core). The forks share the games already read (copy-on-write). One at a time on SQLite (a single
     writer), inside a caller's transaction (whose uncommitted records other connections would not
     see), or where processes cannot fork.
     """
@@ -211,43 +214,46 @@ def recalculation_execute_many(
     ):
         return [execute(run_id) for run_id in run_ids]
     exits = _forked(run_ids, jobs, execute)
+    if any(exits):  # a process died without recording its run's end (killed, out of memory)
+        RecalculationRun.objects.filter(pk__in=run_ids, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+            status=RunStatus.FAILED, finished_at=timezone.now(),
+            error=f"the run's process ended abnormally (wait statuses {exits})",
+        )
     outcomes: list[RecalculationRun | Exception] = []
     for run_id in run_ids:
-        if exits[run_id]:  # a process that died before recording its end (killed, out of memory)
-            RecalculationRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
-                status=RunStatus.FAILED, finished_at=timezone.now(),
-                error=f"the run's process ended abnormally (wait status {exits[run_id]})",
-            )
         run = RecalculationRun.objects.select_related("system").get(pk=run_id)
         failed = run.status != RunStatus.SUCCEEDED
         outcomes.append(RecalculationFailed(run.error.strip().splitlines()[-1] if run.error else run.status) if failed else run)
     return outcomes
 
 
-def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> dict[int, int]:
-    """`execute` each run in a child process, `jobs` at a time; returns each run's wait status."""
+def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> list[int]:
+    """`execute` the runs in `jobs` child processes, each taking the next run when it is free;
+    returns each child's wait status."""
     connections.close_all()  # a child must not share this process's sockets: each opens its own
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # or a child would print this process's pending output again
-    pending, running, exits = list(run_ids), {}, {}
-    while pending or running:
-        while pending and len(running) < jobs:
-            run_id = pending.pop(0)
-            pid = os.fork()
-            if pid == 0:
-                code = 1
-                try:
-                    execute(run_id)  # records its outcome on the run, failure included
-                    code = 0
-                finally:
-                    connections.close_all()
-                    for stream in (sys.stdout, sys.stderr):
-                        stream.flush()
-                    os._exit(code)  # no exit handlers: they belong to the parent (test runner, worker)
-            running[pid] = run_id
-        pid, status = os.wait()
-        exits[running.pop(pid)] = status
-    return exits
+    queue, feed = os.pipe()
+    os.write(feed, b"".join(struct.pack("q", run_id) for run_id in run_ids))
+    os.close(feed)
+    children = []
+    for _ in range(min(jobs, len(run_ids))):
+        pid = os.fork()
+        if pid == 0:
+            gc.freeze()  # the collector leaves the parent's objects alone: no scans, no copied pages
+            code = 1
+            try:
+                while record := os.read(queue, 8):  # one whole id: the queue holds far less than a pipe buffer
+                    execute(struct.unpack("q", record)[0])  # records its outcome on the run, failure included
+                code = 0
+            finally:
+                connections.close_all()
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
+                os._exit(code)  # no exit handlers: they belong to the parent (test runner, worker)
+        children.append(pid)
+    os.close(queue)
+    return [os.waitpid(pid, 0)[1] for pid in children]
 
 
 def _refresh_planner_statistics(*, full: bool, swapped: bool) -> None:
@@ -326,7 +332,8 @@ def _replace_current(system: RatingSystem, entries: Entries | None, keys: _Keys,
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT coalesce(max(id), 0) FROM {CurrentRating._meta.db_table} WHERE system_id = %s", [system.pk])
             last_id = cursor.fetchone()[0]
-        blob = lz4.frame.compress(pickle.dumps((packed, figures), protocol=pickle.HIGHEST_PROTOCOL))
+        order = np.argsort(packed)  # stored by key, ready for the next run's searchsorted
+        blob = lz4.frame.compress(pickle.dumps((packed[order], figures[order]), protocol=pickle.HIGHEST_PROTOCOL))
         bulk_insert(CurrentSnapshot, ["system", "rows", "last_id", "columns"], [(system.pk, len(entries), last_id, blob)])
     return written
 
@@ -337,11 +344,9 @@ _KEY_BITS = 12  # race and variant ids packed beside the coach into one int64 ke
 def _current_figures(entries: Entries, keys: _Keys) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Each entry's key packed into an int64, and its stored columns (CURRENT_FIELDS after the key)
     as a float64 matrix with one NaN for none; (None, None) if an id is too large to pack."""
-    races = np.fromiter((keys.race[k[1]] or 0 for k in entries.keys), dtype=np.int64, count=len(entries))
-    variants = np.fromiter((keys.variant[k[2]] for k in entries.keys), dtype=np.int64, count=len(entries))
+    coaches, races, variants = _key_arrays(entries, keys)
     if len(entries) and max(races.max(), variants.max()) >= 1 << _KEY_BITS:
         return None, None
-    coaches = np.fromiter((k[0] for k in entries.keys), dtype=np.int64, count=len(entries))
     packed = (coaches << 2 * _KEY_BITS) | (races << _KEY_BITS) | variants
     arrays = entries.arrays()
     figures = np.column_stack([arrays[name].astype(np.float64) for name in CURRENT_FIELDS[4:]]) if len(entries) else (
@@ -351,7 +356,7 @@ def _current_figures(entries: Entries, keys: _Keys) -> tuple[np.ndarray | None, 
 
 
 def _current_snapshot(system: RatingSystem) -> tuple[np.ndarray, np.ndarray] | None:
-    """(packed keys, figures) the last run wrote, if the stored rows are still exactly those."""
+    """(packed keys, figures) the last run wrote, sorted by key, if the stored rows are still exactly those."""
     found = fetch_binary(
         f"SELECT s.rows, s.last_id, s.columns, (SELECT count(*) FROM {CurrentRating._meta.db_table} WHERE system_id = %s),"
         f" (SELECT coalesce(max(id), 0) FROM {CurrentRating._meta.db_table} WHERE system_id = %s)"
@@ -370,8 +375,7 @@ def _replace_current_by_snapshot(
     same = np.zeros(len(packed), dtype=bool)
     kept = np.zeros(len(old_packed), dtype=bool)
     if len(old_packed) and len(packed):
-        order = np.argsort(old_packed, kind="stable")
-        match = order[np.minimum(np.searchsorted(old_packed, packed, sorter=order), len(order) - 1)]
+        match = np.minimum(np.searchsorted(old_packed, packed), len(old_packed) - 1)  # stored sorted by key
         same = (old_packed[match] == packed) & np.all(old_figures[match].view(np.int64) == figures.view(np.int64), axis=1)
         kept[match[same]] = True
     gone = old_packed[~kept]
@@ -429,9 +433,19 @@ def summary_values(sid: int, s, chunk_date: dt.date, keys: _Keys) -> tuple:
     )
 
 
+def _key_arrays(entries: Entries, keys: _Keys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each entry's coach, race id (0: pooled) and variant id."""
+    if not entries.groups:
+        return np.zeros((3, 0), dtype=np.int64)
+    ids = np.zeros((max(entries.groups) + 1, 2), dtype=np.int64)
+    for group, (variant, race) in entries.groups.items():
+        ids[group] = keys.race[race] or 0, keys.variant[variant]
+    return entries.coach, ids[entries.group, 0], ids[entries.group, 1]
+
+
 def _key_columns(entries: Entries, keys: _Keys) -> tuple[list, list, list]:
-    race, variant = keys.race_id, keys.variant
-    return ([k[0] for k in entries.keys], [race(k[1]) for k in entries.keys], [variant[k[2]] for k in entries.keys])
+    coaches, races, variants = _key_arrays(entries, keys)
+    return coaches.tolist(), [race or None for race in races.tolist()], variants.tolist()
 
 
 def _entry_columns(sid: int, entries: Entries, keys: _Keys, fields: list[str]) -> Iterator[tuple]:
@@ -521,7 +535,7 @@ def _recalculate(
     keep_checkpoint = checkpoint_dates(today)
     tables = fresh.tables if fresh else {}
     output = _Output(system, keys, tables)
-    with paused_gc(), BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow)) as rows:  # paused: millions of acyclic objects
+    with BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow)) as rows:
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
             complete=complete_list(today), progress=progress,

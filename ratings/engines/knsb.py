@@ -151,13 +151,34 @@ def _phi_table() -> np.ndarray:
     from numpy.polynomial import chebyshev
 
     nodes = np.cos(np.pi * (np.arange(_PHI_DEGREE + 1) + 0.5) / (_PHI_DEGREE + 1))
-    rows = []
+    fits = []
     for i in range(_PHI_INTERVALS):
         z = ((i + 0.5) + nodes / 2.0) * _PHI_STEP
-        half_erf = [0.5 * math.erf(v / _SQRT2) for v in z.tolist()]
-        rows.append(chebyshev.cheb2poly(chebyshev.chebfit(nodes, half_erf, _PHI_DEGREE)))
+        fits.append(chebyshev.chebfit(nodes, [0.5 * math.erf(v / _SQRT2) for v in z.tolist()], _PHI_DEGREE))
+    rows = _cheb2poly_columns(np.array(fits).T).T.tolist()
     rows.append([0.5] + [0.0] * _PHI_DEGREE)  # beyond _PHI_TOP
     return np.ascontiguousarray(np.array(rows).T)
+
+
+def _cheb2poly_columns(c: np.ndarray) -> np.ndarray:
+    """numpy's chebyshev.cheb2poly on every column at once, with the same operations in the same
+    order (so the same bits): per column it costs a module import's worth of time."""
+    def add(a, b):
+        if len(a) < len(b):
+            a, b = b, a
+        out = a.copy()
+        out[:len(b)] += b
+        return out
+
+    def mulx(a):
+        out = np.zeros((len(a) + 1, a.shape[1]))
+        out[1:] = a
+        return out
+
+    c0, c1 = c[-2][None], c[-1][None]
+    for i in range(len(c) - 1, 1, -1):
+        c0, c1 = add(c[i - 2][None], -c1), add(c0, mulx(c1) * 2)
+    return add(c0, mulx(c1))
 
 
 _PHI_COEFS = _phi_table()
