@@ -5,7 +5,8 @@ then one 60-coach event added at the end, then one backdated a year. Prints figu
     .venv/bin/python bench/recalc.py --reuse     # the loaded history of an earlier run, its bench events removed
     .venv/bin/python bench/recalc.py --jobs 1    # one run at a time (default 2, as `recalculate`)
 
-Each case is timed from reading the games to the last run's commit; the runs' own durations
+Each case is timed from queuing the runs to the last run's commit, reading the games included
+(each process reads them once for its runs). The runs' own durations leave the reading out, and
 overlap when they run two at a time.
 """
 from __future__ import annotations
@@ -53,7 +54,7 @@ class MemoryPeak:
     the sum of their proportional set sizes, so pages a fork still shares count once."""
 
     def __init__(self, every: float = 0.1):
-        self.every, self.peak_kib = every, 0
+        self.every, self.peak_kib, self._round = every, 0, 0
         threading.Thread(target=self._sample, daemon=True).start()
 
     @staticmethod
@@ -72,30 +73,32 @@ class MemoryPeak:
 
     def _sample(self) -> None:
         while True:
-            self.peak_kib = max(self.peak_kib, sum(self._pss_kib(pid) for pid in self._family()))
+            round_ = self._round
+            kib = sum(self._pss_kib(pid) for pid in self._family())
+            if round_ == self._round:  # not a sample of the case before the last take
+                self.peak_kib = max(self.peak_kib, kib)
             time.sleep(self.every)
 
     def take(self) -> float:
         """The peak since the last take, in MiB."""
         peak, self.peak_kib = self.peak_kib, 0
+        self._round += 1
         return peak / 1024
 
 
 def recalculate_all(since: dt.date | None, today: dt.date, jobs: int) -> tuple[float, list[tuple]]:
-    """As `manage.py recalculate [--since] [--jobs]` does: the games read once, then one run per
-    system, `jobs` at a time. Returns the wall time and each part's figures."""
-    from ratings import selectors, services
+    """As `manage.py recalculate [--since] [--jobs]` does: one run per system, `jobs` at a time, each
+    process reading the games once. Returns the wall time and each run's figures."""
+    from ratings import services
     from ratings.models import RatingSystem, Trigger
 
-    systems = [RatingSystem.objects.get(slug=slug) for slug in SYSTEMS]
     started = time.perf_counter()
-    history = selectors.game_history(systems, since)
-    figures = [("(games read)", time.perf_counter() - started, len(history.games), 0, history.start)]
     runs = [
-        services.recalculation_request(system=system, trigger=Trigger.MANUAL, since=since, enqueue=False)
-        for system in systems
+        services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, since=since, enqueue=False)
+        for slug in SYSTEMS
     ]
-    for run in services.recalculation_execute_many([run.pk for run in runs], today=today, history=history, jobs=jobs):
+    figures = []
+    for run in services.recalculation_execute_many([run.pk for run in runs], today=today, jobs=jobs):
         if isinstance(run, Exception):
             raise run
         figures.append((run.system.slug, run.duration, run.games_processed, run.rows_written, run.recomputed_from))

@@ -70,7 +70,10 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     played_at = "g.played_at AT TIME ZONE 'UTC'" if connection.vendor == "postgresql" else "g.played_at"
     sanctioned = EventStatus.SANCTIONED
     with connection.cursor() as cursor:
-        cursor.execute(_EVENTS_SQL, [EventStatus.DRAFT])
+        if whole:
+            cursor.execute(_EVENTS_SQL, [EventStatus.DRAFT])
+        else:  # only the events with games in the window
+            cursor.execute(_EVENTS_SQL + f"AND e.id IN (SELECT g.event_id FROM tournaments_game g WHERE TRUE {where})", params)
         events = {
             pk: (variant, bool(major), status == sanctioned, _as_date(end))
             for pk, variant, major, status, end in cursor.fetchall()
@@ -85,7 +88,7 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     as_naive = (lambda value: value) if connection.vendor == "postgresql" else naive_utc
     records = []
     append = records.append
-    # One object per time of play and kind: the driver makes a new one per row.
+    # One object per time of play, kind, event and coach: the driver makes a new one per row.
     shared: dict = {}
     share = shared.setdefault
     # a server-side cursor on PostgreSQL: a million raw rows are never held at once beside the records
@@ -98,7 +101,8 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
                 away_slug, away_ranked = races[away_race]
                 # GameRecord's fields in order (positional: a million keyword calls add up)
                 append(GameRecord(
-                    game_id, share(at := as_naive(at), at), event_id, variant, home, home_slug, away, away_slug,
+                    game_id, share(at := as_naive(at), at), share(event_id, event_id), variant, share(home, home),
+                    home_slug, share(away, away), away_slug,
                     1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5,
                     coaches_in_event.get(event_id, 0), major, is_sanctioned, home_ranked, away_ranked,
                     share(kind, kind), conceded_by, event_end,

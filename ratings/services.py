@@ -190,21 +190,31 @@ class RecalculationFailed(Exception):
 
 
 def recalculation_execute_many(
-    run_ids: list[int], *, today: dt.date | None = None, history: selectors.GameHistory | None = None,
-    jobs: int = 2, progress: Callable[[int], Callable[[int, int], None] | None] = lambda run_id: None,
+    run_ids: list[int], *, today: dt.date | None = None, jobs: int = 2,
+    progress: Callable[[int], Callable[[int, int], None] | None] = lambda run_id: None,
 ) -> list[RecalculationRun | Exception]:
     """Carry out several queued runs (of different systems), each on its own as `recalculation_execute`
-    does; returns each run, or the error it failed with, in the order given.
+    does; returns each run, or the error it failed with, in the order given. They replay the same
+    games: each process reads them once for all the runs it carries out.
 
     On PostgreSQL up to `jobs` run at once: as many processes forked from this one, each with its
     own connection, taking the next run when it is free (a run is bound by Python, so threads would
-    take turns on one core). The forks share the games already read (copy-on-write). One at a time on SQLite (a single
-    writer), inside a caller's transaction (whose uncommitted records other connections would not
-    see), or where processes cannot fork.
+    take turns on one core). Each reads the games itself, when it starts: a history read here and
+    shared would be copied into every process anyway (reading an object writes its reference count)
+    and kept here besides. One at a time on SQLite (a single writer), inside a caller's transaction
+    (whose uncommitted records other connections would not see), or where processes cannot fork.
     """
+    runs = list(RecalculationRun.objects.filter(pk__in=run_ids).select_related("system"))
+    since = None if any(run.from_date is None for run in runs) else min((run.from_date for run in runs), default=None)
+    read: list[selectors.GameHistory] = []
+
     def execute(run_id: int) -> RecalculationRun | Exception:
+        if not read and len(runs) > 1:
+            read.append(selectors.game_history([run.system for run in runs], since))
         try:
-            return recalculation_execute(run_id=run_id, today=today, progress=progress(run_id), history=history)
+            return recalculation_execute(
+                run_id=run_id, today=today, progress=progress(run_id), history=read[0] if read else None,
+            )
         except Exception as error:  # recorded on the run by recalculation_execute
             return error
 

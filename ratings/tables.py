@@ -7,6 +7,7 @@ instead of tables2's per-cell machinery (a signature inspection per cell).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 from urllib.parse import urlencode
 
@@ -15,10 +16,18 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils.encoding import force_str
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
+from django_countries import countries
 
 TEMPLATE = "django_tables2/site_table.html"
 TABLE_ATTRS = {"class": "data"}
 NUM = {"th": {"class": "num"}, "td": {"class": "num"}}
+
+
+@lru_cache(maxsize=2048)
+def _country_name(code: str, language: str | None) -> str:
+    """A country's name in a language: looked up once, not once per row (a translation lookup each)."""
+    return str(countries.name(code))
 
 
 def signed(value, places: int = 2) -> str:
@@ -175,8 +184,8 @@ class RankingTable(FastRowsTable):
         return _figure(str(record.coach.number))
 
     def cell_nationality(self, record):
-        code = record.coach.nationality.code or ""
-        return code, f'<abbr title="{escape(str(record.coach.nationality.name))}">{code}</abbr>' if code else ""
+        code = vars(record.coach)["nationality"] or ""  # the stored code, without a Country object per row
+        return code, f'<abbr title="{escape(_country_name(code, get_language()))}">{code}</abbr>' if code else ""
 
     def cell_race(self, record):
         return _plain(record.race.name if record.race_id else "")

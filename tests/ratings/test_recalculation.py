@@ -352,3 +352,31 @@ def test_runs_of_several_systems_two_at_a_time_give_what_one_at_a_time_gives():
     assert {slug: everything(slug) for slug in slugs} == alone
     if connection.vendor == "postgresql":  # processes, each with a connection of its own
         assert len({run.log for run in together}) == 4
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_run_whose_process_dies_is_recorded_as_failed_and_the_others_still_succeed(monkeypatch):
+    import os
+    import signal
+
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
+    queued = [
+        services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, enqueue=False).pk
+        for slug in ("elo", "glicko")
+    ]
+    real = services.recalculation_execute
+
+    def killed_on_elo(*, run_id, **kwargs):
+        if run_id == queued[0]:
+            os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer would
+        return real(run_id=run_id, **kwargs)
+
+    monkeypatch.setattr(services, "recalculation_execute", killed_on_elo)
+    elo, glicko = services.recalculation_execute_many(queued, today=TODAY, jobs=2)
+    assert isinstance(elo, services.RecalculationFailed) and "ended abnormally" in str(elo)
+    assert RecalculationRun.objects.get(pk=queued[0]).status == RunStatus.FAILED
+    assert glicko.status == RunStatus.SUCCEEDED
+    assert CurrentRating.objects.filter(system__slug="glicko").count() == 2
+    assert not CurrentRating.objects.filter(system__slug="elo").exists()

@@ -4,7 +4,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ratings import selectors, services
+from ratings import services
 from ratings.models import RatingSystem, Trigger
 
 
@@ -31,8 +31,6 @@ class Command(BaseCommand):
             services.recalculation_request(system=rating_system, trigger=Trigger.MANUAL, since=since, reason=reason, enqueue=False)
             for rating_system in systems
         ]
-        # several systems replay the same games: read them once
-        history = selectors.game_history(systems, since) if len(runs) > 1 else None
         bars = {
             run.pk: tqdm(total=0, desc=run.system.slug, unit="month", position=index, leave=False,
                          disable=not sys.stdout.isatty())
@@ -48,7 +46,7 @@ class Command(BaseCommand):
             return advance
 
         outcomes = services.recalculation_execute_many(
-            [run.pk for run in runs], history=history, jobs=jobs, progress=progress,
+            [run.pk for run in runs], jobs=jobs, progress=progress,
         )
         for bar in bars.values():
             bar.close()
