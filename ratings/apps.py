@@ -5,3 +5,13 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "ratings"
     verbose_name = "Ratings"
+
+    def ready(self):
+        from django.db.models.signals import post_delete, post_save
+
+        from ratings.filters import forget_choices
+        from tournaments.models import Coach, Race, Variant
+
+        for model in (Race, Variant, Coach):
+            post_save.connect(forget_choices, sender=model, dispatch_uid=f"forget-choices-{model.__name__}")
+            post_delete.connect(forget_choices, sender=model, dispatch_uid=f"forget-delete-choices-{model.__name__}")

@@ -1,6 +1,10 @@
 """Filters of the public lists: every value lives in the query string, so any view is a shareable link."""
+from collections.abc import Callable
+
 import django_filters
 from django import forms
+from django.core.cache import cache
+from django.utils.translation import get_language
 from django.forms.utils import flatatt
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -11,22 +15,57 @@ from django_countries import countries
 from tournaments.models import Coach, Event, EventStatus, Race, Variant
 
 
+CHOICES_TIMEOUT = 300  # seconds; saving a race, variant or coach drops them at once (in this process's cache)
+
+
+def _choices_key(name: str) -> str:
+    return f"filter-choices:{cache.get_or_set('filter-choices-version', 0, None)}:{get_language()}:{name}"
+
+
+def cached_choices(name: str, build: Callable[[], list]) -> list:
+    """Options of a filter that change rarely (races, variants, nationalities), kept in the cache:
+    reading and naming them was a fifth of a ranking page."""
+    return cache.get_or_set(_choices_key(name), build, CHOICES_TIMEOUT)
+
+
+def forget_choices(**kwargs) -> None:
+    """Signal receiver: a saved race, variant or coach may change the options."""
+    try:
+        cache.incr("filter-choices-version")
+    except ValueError:  # no version yet
+        cache.set("filter-choices-version", 1, None)
+
+
 class QuickSelect(forms.Select):
-    """A select whose options are written here instead of through two templates each: a ranking's
-    filters carry a hundred options, and rendering them one template at a time cost a quarter of
-    the page. The markup is the same as Django's."""
+    """A select whose options are written here instead of through two templates and an option
+    dictionary each: a ranking's filters carry a hundred options, and rendering them the usual way
+    cost a quarter of the page. The markup is the same as Django's. With `cached`, the options are
+    read through `cached_choices` under that name."""
+
+    def __init__(self, attrs=None, choices=(), *, cached: str | None = None):
+        super().__init__(attrs, choices)
+        self.cached = cached
+
+    def _options(self) -> list[tuple[str, object]]:
+        def build():
+            return [
+                ("" if value is None else str(value), label if isinstance(label, (list, tuple)) else str(label))
+                for value, label in self.choices
+            ]
+        return cached_choices(self.cached, build) if self.cached else build()
 
     def render(self, name, value, attrs=None, renderer=None):
-        widget = self.get_context(name, value, attrs)["widget"]
-        options = [
-            format_html(
-                '<option value="{}"{}>{}</option>', "" if option["value"] is None else str(option["value"]),
-                flatatt(option["attrs"]), option["label"],
-            )
-            for _, group, _ in widget["optgroups"] for option in group
-        ]
-        return format_html('<select name="{}"{}>', widget["name"], flatatt(widget["attrs"])) + mark_safe(
-            "".join(options) + "</select>"
+        options = self._options()
+        if any(isinstance(label, (list, tuple)) for _, label in options):
+            return super().render(name, value, attrs, renderer)  # option groups: Django's own rendering
+        chosen = set(self.format_value(value))
+        html, found = [], False
+        for option_value, label in options:
+            selected = not found and option_value in chosen
+            found |= selected
+            html.append(format_html('<option value="{}"{}>{}</option>', option_value, " selected" if selected else "", label))
+        return format_html('<select name="{}"{}>', name, flatatt(self.build_attrs(self.attrs, attrs))) + mark_safe(
+            "".join(html) + "</select>"
         )
 
 
@@ -48,9 +87,11 @@ SELECT code FROM found WHERE code IS NOT NULL
 
 def coach_countries() -> list[tuple[str, str]]:
     """The nationalities coaches have (not all 250 countries: a shorter select renders faster)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_NATIONALITIES_SQL.format(table=Coach._meta.db_table))
-        return _named(code for (code,) in cursor.fetchall())
+    def build():
+        with connection.cursor() as cursor:
+            cursor.execute(_NATIONALITIES_SQL.format(table=Coach._meta.db_table))
+            return _named(code for (code,) in cursor.fetchall())
+    return cached_choices("coach-countries", build)
 
 
 def event_countries() -> list[tuple[str, str]]:
@@ -62,10 +103,12 @@ class RankingFilter(django_filters.FilterSet):
     """Filters of a ranking (current or a stored list): variant, race, country, active only, name."""
 
     variant = django_filters.ModelChoiceFilter(
-        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label="All variants", widget=QuickSelect,
+        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label="All variants",
+        widget=QuickSelect(cached="variants"),
     )
     race = django_filters.ModelChoiceFilter(
-        queryset=Race.objects.order_by("name"), to_field_name="slug", empty_label="All races", widget=QuickSelect,
+        queryset=Race.objects.order_by("name"), to_field_name="slug", empty_label="All races",
+        widget=QuickSelect(cached="races"),
     )
     country = django_filters.ChoiceFilter(
         field_name="coach__nationality", choices=coach_countries, empty_label="All countries", label="Nationality",

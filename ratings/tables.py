@@ -185,7 +185,9 @@ class RankingTable(FastRowsTable):
 
     def cell_nationality(self, record):
         code = vars(record.coach)["nationality"] or ""  # the stored code, without a Country object per row
-        return code, f'<abbr title="{escape(_country_name(code, get_language()))}">{code}</abbr>' if code else ""
+        if not hasattr(self, "_language"):
+            self._language = get_language()
+        return code, f'<abbr title="{escape(_country_name(code, self._language))}">{code}</abbr>' if code else ""
 
     def cell_race(self, record):
         return _plain(record.race.name if record.race_id else "")

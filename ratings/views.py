@@ -30,11 +30,14 @@ PER_PAGE = 50
 EXPORT_FORMATS = {"csv"}
 
 
-def _system(slug: str) -> RatingSystem:
-    try:
-        return RatingSystem.objects.get(slug=slug, active=True)
-    except RatingSystem.DoesNotExist:
-        raise Http404(f"There is no rating system “{slug}”.") from None
+def _system(slug: str, systems: list[RatingSystem] | None = None) -> RatingSystem:
+    """The active system of that slug, found among `systems` (the active ones) when they are read already."""
+    found = next((s for s in systems if s.slug == slug), None) if systems is not None else (
+        RatingSystem.objects.filter(slug=slug, active=True).first()
+    )
+    if found is None:
+        raise Http404(f"There is no rating system “{slug}”.")
+    return found
 
 
 def _query_without(request, *names: str) -> str:
@@ -55,11 +58,12 @@ def rankings_index(request):
 
 def ranking(request, system: str, month: tuple[int, int] | None = None):
     """A ranking: the current one (/rankings/elo/ and /rankings/elo/latest/) or a stored monthly list."""
-    system = _system(system)
+    systems = pages.public_systems()
+    system = _system(system, systems)
     other = request.GET.get("system")
     if other and other != system.slug:
         # the system select submits with the filters: move to that system's page, keeping them
-        target = _system(other)
+        target = _system(other, systems)
         args = [target.slug] if month is None else [target.slug, f"{month[0]:04d}-{month[1]:02d}"]
         name = "rankings" if month is None else "ranking_month"
         query = _query_without(request, "system", "page", "sort")
@@ -93,7 +97,6 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         stamp = f"{month[0]:04d}-{month[1]:02d}" if month else timezone.now().date().isoformat()
         return TableExport(export, table).response(filename=f"{system.slug}-ranking-{stamp}.{export}")
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
-    systems = pages.public_systems()
     return render(request, "ratings/ranking.html", {
         "system": system,
         "systems": systems,
@@ -183,13 +186,14 @@ def coach_detail(request, number: int):
 
 def breakdown(request, number: int, system: str):
     """How a coach's rating in one system, race and variant was computed, KNSB rating-viewer style."""
-    system = _system(system)
+    systems = pages.public_systems()
+    system = _system(system, systems)
     coach = get_object_or_404(Coach, number=number)
     form = BreakdownForm(request.GET)
     keys = pages.coach_keys(coach, system)
     context = {
         "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": pages.inactive_rule(system),
-        "other_systems": [s for s in pages.public_systems() if s != system], "places": 0 if system.method == Method.KNSB else 2,
+        "other_systems": [s for s in systems if s != system], "places": 0 if system.method == Method.KNSB else 2,
     }
     for key in keys:
         key.url = breakdown_url(system.slug, coach.number, key.race.slug if key.race_id else None, key.variant.slug)

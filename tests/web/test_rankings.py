@@ -177,8 +177,8 @@ def test_page_abc_shows_the_first_page(client, league):
 
 
 def test_ranking_queries_do_not_grow_with_the_number_of_rows(client, league, django_assert_num_queries):
-    # system, count, page, variant choices, race choices, country choices, systems for the select
-    with django_assert_num_queries(7):
+    # the systems (the chosen one among them), country, variant and race choices, count, the page
+    with django_assert_num_queries(6):
         client.get("/rankings/elo/")
     more = CoachFactory.create_batch(10)
     event = EventFactory(name="More")
@@ -186,10 +186,10 @@ def test_ranking_queries_do_not_grow_with_the_number_of_rows(client, league, dja
     for home, away in zip(more[0::2], more[1::2]):
         play(round_, home, away, (1, 0))
     recalculate_all()
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):  # new coaches: the choices are read again
         response = client.get("/rankings/elo/")
     assert len(ranking_table(response)["rows"]) == 18
-    with django_assert_num_queries(6):  # the count is kept until the next run commits
+    with django_assert_num_queries(2):  # the count is kept until the next run commits, the choices a while
         again = client.get("/rankings/elo/")
     assert ranking_table(again)["rows"] == ranking_table(response)["rows"]
 
@@ -197,9 +197,22 @@ def test_ranking_queries_do_not_grow_with_the_number_of_rows(client, league, dja
 def test_filtered_list_and_month_pages_query_counts(client, league, django_assert_num_queries):
     with django_assert_num_queries(1):  # the systems
         client.get("/rankings/")
-    with django_assert_num_queries(8):  # and the chosen race
+    with django_assert_num_queries(7):  # and the chosen race
         client.get("/rankings/elo/?race=orc&country=GB&active=on&name=b")
-    with django_assert_num_queries(8):  # and the list itself
+    with django_assert_num_queries(4):  # the systems, the list, its count and page (the choices are kept)
         client.get("/rankings/elo/2024-07/")
-    with django_assert_num_queries(3):  # system, country choices, every row
+    with django_assert_num_queries(2):  # the systems, every row
         client.get("/rankings/elo/?_export=csv")
+
+
+def test_filter_choices_are_kept_between_pages_and_a_saved_race_or_nationality_shows_at_once(client, league):
+    from tournaments.models import Race
+
+    assert 'value="amazon-test"' not in client.get("/rankings/elo/").content.decode()
+    Race.objects.create(name="Amazon (test)", slug="amazon-test")
+    coach = CoachFactory(nationality="IS")
+    page = client.get("/rankings/elo/").content.decode()
+    assert '<option value="amazon-test">Amazon (test)</option>' in page
+    assert '<option value="IS">Iceland</option>' in page
+    coach.delete()
+    assert 'value="IS"' not in client.get("/rankings/elo/").content.decode()
