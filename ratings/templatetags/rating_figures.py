@@ -4,6 +4,8 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django import template
 from django.utils import timezone
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -47,3 +49,45 @@ def day(value):
         return value.isoformat()
     except AttributeError:
         return ""
+
+
+@register.simple_tag
+def breakdown_rows(items, method: str, places: int):
+    """The game rows of a breakdown period (`item.row` a calculation row): what writing them cell by
+    cell in the template gives, written here because a busy period has hundreds of rows and the
+    template engine spent most of the page on them."""
+    from ratings.tables import url_maker
+
+    coach_url = url_maker("coach_detail")
+    rows = []
+    for item in items:
+        r, footnote = item.row, item.footnote
+        opponent = r.opponent
+        if opponent is not None:
+            cells = [f'<td class="num">{opponent.number}</td><td><a href="{coach_url(opponent.number)}">{escape(opponent.name)}</a>']
+        else:
+            cells = ['<td class="num"></td><td>bye']
+        if footnote:
+            cells.append(f'<sup><a href="#fn-{footnote}" aria-label="footnote {footnote}">{footnote})</a></sup>')
+        race = r.opponent_race
+        cells.append(f"</td><td>{escape(race.name) if race is not None else ''}</td><td>{day(r.played_at)}</td>")
+        if method == "knsb":
+            depot = day(r.depot_date)
+            if depot:
+                depot = f' <span class="depot-date" title="entered the depot at the list of {depot}">depot {depot}</span>'
+            cells.append(f"<td>{day(r.list_date)}{depot}</td>")
+        if method == "glicko":
+            figures = [
+                fixed(r.r0, 2), fixed(r.rc, 2), fixed(r.opponent_phi, 2), fixed(r.g, 4), fixed(r.w, 1), fixed(r.we, 3),
+                signed(item.w_minus_we, 3), signed(r.rt, 2),
+            ]
+        else:
+            figures = [
+                fixed(r.r0, places), fixed(r.rc, places), fixed(r.w, 1), fixed(r.we, 3), signed(item.w_minus_we, 3),
+                fixed(r.k, 2), signed(r.rt, 2),
+            ]
+            if method == "knsb":
+                figures.append(fixed(r.wx, 3))
+        cells.extend(f'<td class="num">{figure}</td>' for figure in figures)
+        rows.append(f'<tr class="{escape(item.kind)}">{"".join(cells)}</tr>')
+    return mark_safe("".join(rows))
