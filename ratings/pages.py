@@ -105,6 +105,7 @@ def _record_counts() -> dict:
 
 
 EVENT_FIELDS = ("name", "start_date", "country", "is_major", "status")
+_EVENT_KEYS = tuple(f"event__{name}" for name in EVENT_FIELDS)
 _TOTALS = ("games", "wins", "draws", "losses", "td_for", "td_against", "cas_for", "cas_against")
 
 
@@ -133,9 +134,9 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
         cursor.execute(sql, params)
         rows = [dict(zip(("event_id", "race_id", *_TOTALS), values)) for values in cursor.fetchall()]
     events = {
-        event["id"]: event
-        for event in _by_ids(Event.objects.exclude(status=EventStatus.DRAFT), {row["event_id"] for row in rows})
-        .values("id", *EVENT_FIELDS)
+        values[0]: dict(zip(_EVENT_KEYS, values[1:]))
+        for values in _by_ids(Event.objects.exclude(status=EventStatus.DRAFT), {row["event_id"] for row in rows})
+        .values_list("id", *EVENT_FIELDS)
     }
     races = {race.pk: race for race in Race.objects.all()}
     per_race: dict[int, dict] = {}
@@ -149,9 +150,8 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
         for name in _TOTALS:
             totals[name] += row[name] or 0
         found.append({
-            "event_id": row["event_id"], "race__name": race.name,
-            **{name: row[name] for name in ("games", "wins", "draws", "losses")},
-            **{f"event__{name}": event[name] for name in EVENT_FIELDS},
+            "event_id": row["event_id"], "race__name": race.name, "games": row["games"], "wins": row["wins"],
+            "draws": row["draws"], "losses": row["losses"], **event,
         })
     # newest event first, races in name order within it (two stable sorts: dates do not negate)
     found.sort(key=lambda row: row["race__name"])

@@ -31,6 +31,7 @@ class Command(BaseCommand):
             services.recalculation_request(system=rating_system, trigger=Trigger.MANUAL, since=since, reason=reason, enqueue=False)
             for rating_system in systems
         ]
+        tqdm.monitor_interval = 0  # no monitor thread: runs go on in forked processes, which must not inherit its lock
         bars = {
             run.pk: tqdm(total=0, desc=run.system.slug, unit="month", position=index, leave=False,
                          disable=not sys.stdout.isatty())
