@@ -17,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--reason", default="requested from the command line")
         parser.add_argument(
             "--jobs", type=int, default=2,
-            help="runs at once on PostgreSQL (default 2: one computes while the database writes another's rows)",
+            help="runs at once on PostgreSQL, each in a process of its own (default 2)",
         )
 
     def handle(self, *args, system=None, since=None, reason="", jobs=2, **options):
