@@ -251,11 +251,14 @@ def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> 
         pid = os.fork()
         if pid == 0:
             gc.freeze()  # the collector leaves the parent's objects alone: no scans, no copied pages
+            _DETACHED.extend(_detach_connections())
             code = 1
             try:
                 while record := os.read(queue, 8):  # one whole id: the queue holds far less than a pipe buffer
                     execute(struct.unpack("q", record)[0])  # records its outcome on the run, failure included
                 code = 0
+            except BaseException:
+                traceback.print_exc()  # os._exit below skips Python's own report
             finally:
                 connections.close_all()
                 for stream in (sys.stdout, sys.stderr):
@@ -264,6 +267,21 @@ def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> 
         children.append(pid)
     os.close(queue)
     return [os.waitpid(pid, 0)[1] for pid in children]
+
+
+_DETACHED: list = []  # in a forked process: the parent's connections, referenced until exit so never finalised
+
+
+def _detach_connections() -> list:
+    """In a forked process: take the parent's open connections away from Django without closing
+    them (closing would end the parent's session on the socket they share), so that Django opens
+    new ones. Returns them, to be kept referenced until the process exits."""
+    inherited = []
+    for conn in connections.all():
+        if conn.connection is not None:
+            inherited.append(conn.connection)
+            conn.connection = None
+    return inherited
 
 
 def _refresh_planner_statistics(*, full: bool, swapped: bool) -> None:

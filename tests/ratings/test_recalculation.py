@@ -347,6 +347,7 @@ def test_runs_of_several_systems_two_at_a_time_give_what_one_at_a_time_gives():
     one_at_a_time = services.recalculation_execute_many(queue(), today=TODAY, jobs=1)
     alone = {slug: everything(slug) for slug in slugs}
     together = services.recalculation_execute_many(queue(), today=TODAY, jobs=2)
+    assert [str(run) for run in together if isinstance(run, Exception)] == []
     assert [run.system.slug for run in one_at_a_time] == [run.system.slug for run in together] == list(slugs)
     assert {run.status for run in together} == {RunStatus.SUCCEEDED}
     assert {slug: everything(slug) for slug in slugs} == alone
