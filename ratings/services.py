@@ -180,7 +180,7 @@ def recalculation_execute(
     finally:
         if fresh is not None:
             fresh.discard()
-    _refresh_planner_statistics(full=outcome["start"] is None, swapped=fresh is not None)
+    _maintain_after_run(full=outcome["start"] is None, swapped=fresh is not None)
     run.refresh_from_db()
     return run
 
@@ -284,10 +284,12 @@ def _detach_connections() -> list:
     return inherited
 
 
-def _refresh_planner_statistics(*, full: bool, swapped: bool) -> None:
+def _maintain_after_run(*, full: bool, swapped: bool) -> None:
     """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
-    and page through them on the index alone instead of past the rows the run replaced. After a full run the
-    planner's statistics describe the tables before it (a ranking would be read by a plan made
+    and page through them on the index alone instead of past the rows the run replaced. Every run
+    also replaces its snapshot of them and some checkpoints, megabytes of dead rows each: vacuum
+    those tables too, or they grow without end wherever autovacuum is slow or off. After a full run
+    the planner's statistics describe the tables before it (a ranking would be read by a plan made
     for an empty table): analyse the derived tables then. Autovacuum would, but minutes later.
     Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
@@ -296,6 +298,7 @@ def _refresh_planner_statistics(*, full: bool, swapped: bool) -> None:
     analyse = [RatingList] if swapped else [RatingList, *partitions.PARTITIONED]
     with connection.cursor() as cursor:
         cursor.execute(f"VACUUM {'(ANALYZE) ' if full else ''}{CurrentRating._meta.db_table}")
+        cursor.execute(f"VACUUM {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
         for model in analyse if full else ():
             cursor.execute(f"ANALYZE {model._meta.db_table}")
 
