@@ -239,7 +239,7 @@ def _period_options(result) -> str:
     for p in result.periods:
         selected = " selected" if p is result.period else ""
         note = "" if p.has_summary else " – no new rating"
-        options.append(f'<option value="{escape(p.label)}"{selected}>{escape(p.title)} ({p.date:%Y-%m-%d}){note}</option>')
+        options.append(f'<option value="{escape(p.label)}"{selected}>{escape(p.title)} ({p.date.isoformat()}){note}</option>')
     return mark_safe("".join(options))
 
 
