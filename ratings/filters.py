@@ -4,12 +4,12 @@ from collections.abc import Callable
 import django_filters
 from django import forms
 from django.core.cache import cache
-from django.utils.translation import get_language
+from django.db import connection
+from django.db.models import Q
 from django.forms.utils import flatatt
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.db import connection
-from django.db.models import Q
+from django.utils.translation import get_language
 from django_countries import countries
 
 from tournaments.models import Coach, Event, EventStatus, Race, Variant

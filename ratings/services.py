@@ -353,8 +353,8 @@ def _replace_current(system: RatingSystem, entries: Entries | None, keys: _Keys,
         CurrentSnapshot.objects.filter(system=system).delete()
         return bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries, keys)) if entries else 0
     packed, figures = _current_figures(entries, keys)
-    snapshot = None if full else _current_snapshot(system)
-    if snapshot is None or packed is None:
+    snapshot = None if full or packed is None else _current_snapshot(system)
+    if snapshot is None:
         written = _replace_current_by_rows(system, entries, keys)
     else:
         written = _replace_current_by_snapshot(system, entries, keys, packed, figures, *snapshot)
@@ -440,9 +440,6 @@ class _Keys:
         self.race = {None: None, **dict(Race.objects.values_list("slug", "id"))}  # pooled: no race
         self.variant = dict(Variant.objects.values_list("slug", "id"))
 
-    def race_id(self, slug):
-        return self.race[slug]
-
 
 def row_tuples(sid: int, rows: list, chunk_date: dt.date, keys: _Keys) -> Iterator[tuple]:
     """Calculation rows as stored, in ROW_FIELDS order (a generator: two million a run)."""
@@ -458,7 +455,7 @@ def row_tuples(sid: int, rows: list, chunk_date: dt.date, keys: _Keys) -> Iterat
 def summary_values(sid: int, s, chunk_date: dt.date, keys: _Keys) -> tuple:
     """A period summary as stored, in SUMMARY_FIELDS order."""
     return (
-        sid, s.coach, keys.race_id(s.race), keys.variant[s.variant], s.period, s.effective, chunk_date, s.rl, s.rn,
+        sid, s.coach, keys.race[s.race], keys.variant[s.variant], s.period, s.effective, chunk_date, s.rl, s.rn,
         s.nt, s.games_played, s.wt, s.wet, s.rtt, s.rct, s.wxt, s.lpr, s.limitation, s.nv, s.mu, s.phi, s.sigma,
         s.mu_before, s.phi_before, s.sigma_before, s.is_start,
     )

@@ -31,10 +31,8 @@ EXPORT_FORMATS = {"csv"}
 
 
 def _system(slug: str, systems: list[RatingSystem] | None = None) -> RatingSystem:
-    """The active system of that slug, found among `systems` (the active ones) when they are read already."""
-    found = next((s for s in systems if s.slug == slug), None) if systems is not None else (
-        RatingSystem.objects.filter(slug=slug, active=True).first()
-    )
+    """The active system of that slug, found among `systems` (pages.public_systems(), read here if not given)."""
+    found = next((s for s in (pages.public_systems() if systems is None else systems) if s.slug == slug), None)
     if found is None:
         raise Http404(f"There is no rating system “{slug}”.")
     return found
