@@ -44,6 +44,7 @@ from tournaments.models import Race, Variant
 from tournaments.services import audit_record
 
 RECENT_MONTHS = 13
+CHECKPOINT_MONTHS = 3
 CHECKPOINT_YEARS = 5
 
 ROW_FIELDS = [
@@ -313,11 +314,20 @@ def complete_list(today: dt.date) -> Callable[[dt.date], bool]:
 
 
 def checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
-    """Checkpoints: each month start of the last 13 months, and 1 January of the last five years
-    (an older correction replays from the oldest one kept, or from the first game)."""
+    """Checkpoints: each month start of the last three months, each quarter start of the last 13
+    months, and 1 January of the last five years (an older correction replays from the oldest one
+    kept, or from the first game). Corrections are mostly recent: a late result or a fix to last
+    month's event replays a month or two; one from earlier in the year at most three more. Each
+    checkpoint is megabytes that a full run pickles and writes, so not every month keeps one."""
     def keep(day: dt.date) -> bool:
+        if day.day != 1:
+            return False
         months = months_between(day, today)
-        return months <= RECENT_MONTHS or (day.month == 1 and day.day == 1 and months <= 12 * CHECKPOINT_YEARS)
+        return (
+            months <= CHECKPOINT_MONTHS
+            or (day.month % 3 == 1 and months <= RECENT_MONTHS)
+            or (day.month == 1 and months <= 12 * CHECKPOINT_YEARS)
+        )
     return keep
 
 

@@ -287,6 +287,10 @@ def test_complete_lists_and_checkpoints_are_kept_on_their_dates():
     assert complete(dt.date(2022, 1, 1)) and keep(dt.date(2022, 1, 1))
     assert not complete(dt.date(2025, 9, 1)) and not keep(dt.date(2025, 9, 1))
     assert complete(dt.date(2025, 10, 1)) and keep(dt.date(2025, 10, 1))
+    # within the year: the last three month starts, and quarter starts before them
+    assert complete(dt.date(2026, 6, 1)) and not keep(dt.date(2026, 6, 1))
+    assert complete(dt.date(2026, 7, 1)) and keep(dt.date(2026, 7, 1))
+    assert [day.month for day in (dt.date(2026, m, 1) for m in range(1, 12)) if keep(day)] == [1, 4, 7, 8, 9, 10, 11]
     assert complete(dt.date(2026, 11, 1)) and keep(dt.date(2026, 11, 1))
 
 
