@@ -95,12 +95,12 @@ def test_a_backdated_event_gives_exactly_what_a_full_recompute_gives():
     add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 5, (1, 1))]])
     for slug in ("elo", "glicko", "global-glicko", "knsb"):
         run(slug)
-    late = add_event(coaches, dt.date(2024, 3, 9), [[(0, 5, (0, 3)), (1, 4, (1, 0)), (2, 3, (2, 2))]], status="submitted")
+    late = add_event(coaches, dt.date(2024, 4, 13), [[(0, 5, (0, 3)), (1, 4, (1, 0)), (2, 3, (2, 2))]], status="submitted")
     record.event_sanction(event=late, actor=None)
     incremental = {}
     for slug in ("elo", "glicko", "global-glicko", "knsb"):
-        finished = run(slug, since=dt.date(2024, 3, 9))
-        assert finished.recomputed_from == dt.date(2024, 3, 1)
+        finished = run(slug, since=dt.date(2024, 4, 13))
+        assert finished.recomputed_from == dt.date(2024, 4, 1)  # the quarter's checkpoint
         incremental[slug] = everything(slug)
         assert verify_system(RatingSystem.objects.get(slug=slug), today=TODAY).count == 0
     for slug in ("elo", "glicko", "global-glicko", "knsb"):
