@@ -297,9 +297,11 @@ def _maintain_after_run(*, full: bool, swapped: bool) -> None:
         return
     # `swapped`: the run analysed its fresh partitions before swapping them in
     analyse = [RatingList] if swapped else [RatingList, *partitions.PARTITIONED]
+    # TRUNCATE false: giving back the empty pages at a table's end needs its exclusive lock, which
+    # another system's run holds up for the whole of it; VACUUM would wait five seconds, then give up.
     with connection.cursor() as cursor:
-        cursor.execute(f"VACUUM {'(ANALYZE) ' if full else ''}{CurrentRating._meta.db_table}")
-        cursor.execute(f"VACUUM {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
+        cursor.execute(f"VACUUM (TRUNCATE false{', ANALYZE' if full else ''}) {CurrentRating._meta.db_table}")
+        cursor.execute(f"VACUUM (TRUNCATE false) {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
         for model in analyse if full else ():
             cursor.execute(f"ANALYZE {model._meta.db_table}")
 
