@@ -224,7 +224,7 @@ def recalculation_execute_many(
         or not hasattr(os, "fork")
     ):
         return [execute(run_id) for run_id in run_ids]
-    exits = _forked(run_ids, jobs, execute)
+    exits = _forked(_longest_first(runs), jobs, execute)
     if any(exits):  # a process died without recording its run's end (killed, out of memory)
         RecalculationRun.objects.filter(pk__in=run_ids, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
             status=RunStatus.FAILED, finished_at=timezone.now(),
@@ -236,6 +236,18 @@ def recalculation_execute_many(
         failed = run.status != RunStatus.SUCCEEDED
         outcomes.append(RecalculationFailed(run.error.strip().splitlines()[-1] if run.error else run.status) if failed else run)
     return outcomes
+
+
+def _longest_first(runs: list[RecalculationRun]) -> list[int]:
+    """Run ids, the longest expected first, so that the processes finish together instead of one
+    going on alone with the last long run. Expected: the system's last run asked for the same
+    date (from the start, for a full run), else its last run."""
+    expected = {}
+    for run in runs:
+        done = RecalculationRun.objects.filter(system=run.system_id, status=RunStatus.SUCCEEDED).exclude(duration=None)
+        last = done.order_by("-finished_at").values_list("duration", flat=True)
+        expected[run.pk] = last.filter(from_date=run.from_date).first() or last.first() or 0.0
+    return sorted(expected, key=expected.get, reverse=True)
 
 
 def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> list[int]:

@@ -385,3 +385,28 @@ def test_a_run_whose_process_dies_is_recorded_as_failed_and_the_others_still_suc
     assert glicko.status == RunStatus.SUCCEEDED
     assert CurrentRating.objects.filter(system__slug="glicko").count() == 2
     assert not CurrentRating.objects.filter(system__slug="elo").exists()
+
+
+def test_runs_carried_out_together_start_with_the_longest_expected():
+    from django.utils import timezone
+
+    systems = {slug: RatingSystem.objects.get(slug=slug) for slug in ("elo", "glicko", "global-glicko", "knsb")}
+    finished = timezone.now()
+    # the last full runs: knsb took longest, then elo; glicko's only full run is older than a partial one
+    for slug, since, seconds, age in [
+        ("elo", None, 29.0, 1), ("glicko", None, 27.0, 2), ("glicko", dt.date(2024, 6, 1), 1.0, 1),
+        ("knsb", None, 31.5, 1), ("knsb", None, 10.0, 5),
+    ]:
+        RecalculationRun.objects.create(
+            system=systems[slug], trigger=Trigger.MANUAL, from_date=since, status=RunStatus.SUCCEEDED, duration=seconds,
+            finished_at=finished - dt.timedelta(hours=age),
+        )
+    RecalculationRun.objects.create(system=systems["elo"], trigger=Trigger.MANUAL, status=RunStatus.FAILED, duration=99.0)
+    full = [RecalculationRun.objects.create(system=system, trigger=Trigger.MANUAL) for system in systems.values()]
+    assert [RecalculationRun.objects.get(pk=pk).system.slug for pk in services._longest_first(full)] == [
+        "knsb", "elo", "glicko", "global-glicko",  # never run: last
+    ]
+    partial = RecalculationRun.objects.create(system=systems["glicko"], trigger=Trigger.MANUAL, from_date=dt.date(2024, 6, 1))
+    other = RecalculationRun.objects.create(system=systems["elo"], trigger=Trigger.MANUAL, from_date=dt.date(2024, 7, 1))
+    # the same date's run (1 s) for glicko; elo has none from 1 July, so its last run (29 s)
+    assert services._longest_first([partial, other]) == [other.pk, partial.pk]
