@@ -566,6 +566,18 @@ class _Output:
         return written
 
 
+class _Laps:
+    """Where a run's time goes, in its log: "12.3 s replayed, ..."."""
+
+    def __init__(self, log: list[str]):
+        self.log, self.last = log, time.perf_counter()
+
+    def lap(self, what: str) -> None:
+        now = time.perf_counter()
+        self.log.append(f"{now - self.last:.1f} s {what}")
+        self.last = now
+
+
 def _recalculate(
     system: RatingSystem, *, since: dt.date | None, today: dt.date, log: list[str], progress,
     history: selectors.GameHistory | None = None, fresh: partitions.FreshPartitions | None = None,
@@ -585,6 +597,7 @@ def _recalculate(
         log.append("games read once for several systems")
     log.append(f"{len(games)} games to replay")
     keep_checkpoint = checkpoint_dates(today)
+    clock = _Laps(log)
     tables = fresh.tables if fresh else {}
     output = _Output(system, keys, tables)
     with BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow)) as rows:
@@ -598,10 +611,13 @@ def _recalculate(
                     system.pk, chunk.end, ledger.games,
                     lz4.frame.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL)),
                 ))
+    clock.lap(f"replayed, {rows.count} calculation rows written")
     written = rows.count + output.save(start)
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
     EngineCheckpoint.objects.filter(pk__in=stale).delete()
+    clock.lap(f"summaries, lists, current ratings and {len(output.checkpoints)} checkpoints written")
     if fresh:
         fresh.swap()  # last: it locks the tables that pages read until the run commits
+        clock.lap("fresh partitions indexed and swapped in")
     log.append(f"{written} rows written")
     return {"games": len(games), "rows": written, "start": start}
