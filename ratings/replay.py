@@ -134,9 +134,12 @@ class Board:
         """(rank, overall rank) of every key, 0 when unranked: active keys by value within (variant,
         race) and within variant, the coach number breaking ties of order; equal values share a rank."""
         n = self.size
+        rows = np.flatnonzero(active)
+        # best first, the coach number breaking ties of order: one sort serves both rankings
+        best_first = rows[np.lexsort((self.coach[:n][rows], -value[rows]))]
         return (
-            _ranks(value, active, self.coach[:n], (self.group if per_race else self.variant_group)[:n]),
-            _ranks(value, active, self.coach[:n], self.variant_group[:n]),
+            _ranks(value, best_first, (self.group if per_race else self.variant_group)[:n]),
+            _ranks(value, best_first, self.variant_group[:n]),
         )
 
     def snapshot(self, on: dt.date, value: np.ndarray, rank: np.ndarray) -> None:
@@ -151,12 +154,12 @@ class Board:
         return None
 
 
-def _ranks(value: np.ndarray, active: np.ndarray, coach: np.ndarray, group: np.ndarray) -> np.ndarray:
+def _ranks(value: np.ndarray, best_first: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Each row's rank within its group (0: unranked), `best_first` holding the ranked rows in order."""
     ranks = np.zeros(len(value), dtype=np.int64)
-    rows = np.flatnonzero(active)
-    if not len(rows):
+    if not len(best_first):
         return ranks
-    order = rows[np.lexsort((coach[rows], -value[rows], group[rows]))]
+    order = best_first[np.argsort(group[best_first], kind="stable")]
     groups, values = group[order], value[order]
     position = np.arange(len(order))
     new_group = np.ones(len(order), dtype=bool)
