@@ -200,10 +200,12 @@ def recalculation_execute_many(
 
     On PostgreSQL up to `jobs` run at once: as many processes forked from this one, each with its
     own connection, taking the next run when it is free (a run is bound by Python, so threads would
-    take turns on one core). Each reads the games itself, when it starts: a history read here and
-    shared would be copied into every process anyway (reading an object writes its reference count)
-    and kept here besides. One at a time on SQLite (a single writer), inside a caller's transaction
-    (whose uncommitted records other connections would not see), or where processes cannot fork.
+    take turns on one core). The games are read here, once, before forking: each process copies the
+    pages it touches (reading an object writes its reference count), and this one lets go of its
+    own as soon as they are forked, so the history is held as many times as when each process read
+    it itself, without reading it twice. One at a time on SQLite (a single writer), inside a caller's
+    transaction (whose uncommitted records other connections would not see), or where processes
+    cannot fork.
     """
     runs = list(RecalculationRun.objects.filter(pk__in=run_ids).select_related("system"))
     since = None if any(run.from_date is None for run in runs) else min((run.from_date for run in runs), default=None)
@@ -224,7 +226,10 @@ def recalculation_execute_many(
         or not hasattr(os, "fork")
     ):
         return [execute(run_id) for run_id in run_ids]
-    exits = _forked(_longest_first(runs), jobs, execute)
+    order = _longest_first(runs)
+    if len(runs) > 1:
+        read.append(selectors.game_history([run.system for run in runs], since))
+    exits = _forked(order, jobs, execute, forked=read.clear)
     if any(exits):  # a process died without recording its run's end (killed, out of memory)
         RecalculationRun.objects.filter(pk__in=run_ids, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
             status=RunStatus.FAILED, finished_at=timezone.now(),
@@ -250,9 +255,9 @@ def _longest_first(runs: list[RecalculationRun]) -> list[int]:
     return sorted(expected, key=expected.get, reverse=True)
 
 
-def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> list[int]:
+def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object], *, forked: Callable[[], None]) -> list[int]:
     """`execute` the runs in `jobs` child processes, each taking the next run when it is free;
-    returns each child's wait status."""
+    returns each child's wait status. `forked` runs here once every child is forked."""
     connections.close_all()  # a child must not share this process's sockets: each opens its own
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # or a child would print this process's pending output again
@@ -278,6 +283,7 @@ def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object]) -> 
                     stream.flush()
                 os._exit(code)  # no exit handlers: they belong to the parent (test runner, worker)
         children.append(pid)
+    forked()
     os.close(queue)
     return [os.waitpid(pid, 0)[1] for pid in children]
 
