@@ -228,7 +228,13 @@ def recalculation_execute_many(
         return [execute(run_id) for run_id in run_ids]
     order = _longest_first(runs)
     if len(runs) > 1:
-        read.append(selectors.game_history([run.system for run in runs], since))
+        try:
+            read.append(selectors.game_history([run.system for run in runs], since))
+        except Exception:  # no run started: each records why
+            RecalculationRun.objects.filter(pk__in=run_ids, status=RunStatus.QUEUED).update(
+                status=RunStatus.FAILED, finished_at=timezone.now(), error=traceback.format_exc()[-5000:],
+            )
+            raise
     exits = _forked(order, jobs, execute, forked=read.clear)
     if any(exits):  # a process died without recording its run's end (killed, out of memory)
         RecalculationRun.objects.filter(pk__in=run_ids, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(

@@ -361,6 +361,32 @@ def test_runs_of_several_systems_two_at_a_time_give_what_one_at_a_time_gives():
 
 @pytest.mark.postgresql
 @pytest.mark.django_db(transaction=True)
+def test_runs_whose_games_cannot_be_read_are_recorded_as_failed_and_nothing_changes(monkeypatch):
+    from ratings import selectors
+
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
+    run("elo")
+    before = everything("elo")
+    queued = [
+        services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, enqueue=False).pk
+        for slug in ("elo", "glicko")
+    ]
+
+    def unreadable(**kwargs):
+        raise RuntimeError("the games table is gone")
+
+    monkeypatch.setattr(selectors, "game_records", unreadable)
+    with pytest.raises(RuntimeError, match="the games table is gone"):
+        services.recalculation_execute_many(queued, today=TODAY, jobs=2)
+    failed = RecalculationRun.objects.filter(pk__in=queued)
+    assert {r.status for r in failed} == {RunStatus.FAILED}
+    assert all("the games table is gone" in r.error for r in failed)
+    assert everything("elo") == before
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
 def test_a_run_whose_process_dies_is_recorded_as_failed_and_the_others_still_succeed(monkeypatch):
     import os
     import signal
