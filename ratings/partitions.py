@@ -78,6 +78,8 @@ class FreshPartitions:
         sid = int(self.system_id)
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL maintenance_work_mem TO '256MB'")
+            # two runs at once keep both cores busy: workers helping build an index only wait on them
+            cursor.execute("SET LOCAL max_parallel_maintenance_workers TO 0")
             for model, table in self.tables.items():
                 cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s", [model._meta.db_table])
                 for (definition,) in cursor.fetchall():
