@@ -51,9 +51,12 @@ def forget_bench_events() -> dt.date:
 
 class MemoryPeak:
     """The highest memory in use by this process and its children (the runs' processes), sampled:
-    the sum of their proportional set sizes, so pages a fork still shares count once."""
+    the sum of their proportional set sizes, so pages a fork still shares count once. Every half
+    second: reading a process's PSS walks its page tables (some 4 ms a gigabyte, holding up its page
+    faults), which sampled ten times a second took a tenth of a core from the runs it measures;
+    a run holds its memory for seconds at a time."""
 
-    def __init__(self, every: float = 0.1):
+    def __init__(self, every: float = 0.5):
         self.every, self.peak_kib, self._round = every, 0, 0
         threading.Thread(target=self._sample, daemon=True).start()
 
