@@ -46,7 +46,7 @@ class FreshPartitions:
     """
 
     def __init__(self, system_id: int, run_id: int):
-        self.system_id = system_id
+        self.system_id, self.run_id = system_id, run_id
         self.tables = {model: f"{partition_name(model, system_id)}_r{run_id}" for model in PARTITIONED}
 
     def create(self) -> None:
@@ -73,13 +73,19 @@ class FreshPartitions:
             for table in self.tables.values():
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
 
+    def _others_running(self) -> bool:
+        from ratings.models import RecalculationRun, RunStatus
+
+        return RecalculationRun.objects.filter(status=RunStatus.RUNNING).exclude(pk=self.run_id).exists()
+
     def swap(self) -> None:
         """Index the fresh tables like their parents, then put them in place of the system's partitions."""
         sid = int(self.system_id)
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL maintenance_work_mem TO '256MB'")
-            # two runs at once keep both cores busy: workers helping build an index only wait on them
-            cursor.execute("SET LOCAL max_parallel_maintenance_workers TO 0")
+            if self._others_running():
+                # their runs keep the cores busy: workers helping build an index would only wait on them
+                cursor.execute("SET LOCAL max_parallel_maintenance_workers TO 0")
             for model, table in self.tables.items():
                 cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s", [model._meta.db_table])
                 for (definition,) in cursor.fetchall():

@@ -436,3 +436,16 @@ def test_runs_carried_out_together_start_with_the_longest_expected():
     other = RecalculationRun.objects.create(system=systems["elo"], trigger=Trigger.MANUAL, from_date=dt.date(2024, 7, 1))
     # the same date's run (1 s) for glicko; elo has none from 1 July, so its last run (29 s)
     assert services._longest_first([partial, other]) == [other.pk, partial.pk]
+
+
+def test_a_swap_builds_indexes_without_parallel_workers_only_while_other_runs_go_on():
+    from ratings import partitions
+
+    elo, glicko = RatingSystem.objects.get(slug="elo"), RatingSystem.objects.get(slug="glicko")
+    own = RecalculationRun.objects.create(system=elo, trigger=Trigger.MANUAL, status=RunStatus.RUNNING)
+    fresh = partitions.FreshPartitions(elo.pk, own.pk)
+    assert not fresh._others_running()  # alone: PostgreSQL's workers may help on the idle cores
+    RecalculationRun.objects.create(system=glicko, trigger=Trigger.MANUAL, status=RunStatus.SUCCEEDED)
+    assert not fresh._others_running()
+    RecalculationRun.objects.create(system=glicko, trigger=Trigger.MANUAL, status=RunStatus.RUNNING)
+    assert fresh._others_running()
