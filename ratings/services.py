@@ -45,7 +45,7 @@ from tournaments.services import audit_record
 
 RECENT_MONTHS = 13
 CHECKPOINT_MONTHS = 3
-CHECKPOINT_YEARS = 5
+CHECKPOINT_YEARS = 2
 
 ROW_FIELDS = [
     "system", "game", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period", "chunk",
@@ -341,7 +341,7 @@ def complete_list(today: dt.date) -> Callable[[dt.date], bool]:
 
 def checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
     """Checkpoints: each month start of the last three months, each quarter start of the last 13
-    months, and 1 January of the last five years (an older correction replays from the oldest one
+    months, and 1 January of the last two years (an older correction replays from the oldest one
     kept, or from the first game). Corrections are mostly recent: a late result or a fix to last
     month's event replays a month or two; one from earlier in the year at most three more. Each
     checkpoint is megabytes that a full run pickles and writes, so not every month keeps one."""

@@ -284,7 +284,8 @@ def test_complete_lists_and_checkpoints_are_kept_on_their_dates():
     complete, keep = services.complete_list(today), services.checkpoint_dates(today)
     assert complete(dt.date(2009, 1, 1)) and not keep(dt.date(2009, 1, 1))
     assert complete(dt.date(2021, 1, 1)) and not keep(dt.date(2021, 1, 1))
-    assert complete(dt.date(2022, 1, 1)) and keep(dt.date(2022, 1, 1))
+    assert complete(dt.date(2024, 1, 1)) and not keep(dt.date(2024, 1, 1))
+    assert complete(dt.date(2025, 1, 1)) and keep(dt.date(2025, 1, 1))  # 1 January of the last two years
     assert not complete(dt.date(2025, 9, 1)) and not keep(dt.date(2025, 9, 1))
     assert complete(dt.date(2025, 10, 1)) and keep(dt.date(2025, 10, 1))
     # within the year: the last three month starts, and quarter starts before them
