@@ -6,7 +6,7 @@ then one 60-coach event added at the end, then one backdated a year. Prints figu
     .venv/bin/python bench/recalc.py --jobs 1    # one run at a time (default 2, as `recalculate`)
 
 Each case is timed from queuing the runs to the last run's commit, reading the games included
-(each process reads them once for its runs). The runs' own durations leave the reading out, and
+(once, before the runs' processes are forked). The runs' own durations leave the reading out, and
 overlap when they run two at a time.
 """
 from __future__ import annotations
@@ -90,8 +90,8 @@ class MemoryPeak:
 
 
 def recalculate_all(since: dt.date | None, today: dt.date, jobs: int) -> tuple[float, list[tuple]]:
-    """As `manage.py recalculate [--since] [--jobs]` does: one run per system, `jobs` at a time, each
-    process reading the games once. Returns the wall time and each run's figures."""
+    """As `manage.py recalculate [--since] [--jobs]` does: the games read once, then one run per
+    system, `jobs` at a time. Returns the wall time and each run's figures."""
     from ratings import services
     from ratings.models import RatingSystem, Trigger
 

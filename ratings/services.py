@@ -196,7 +196,7 @@ def recalculation_execute_many(
 ) -> list[RecalculationRun | Exception]:
     """Carry out several queued runs (of different systems), each on its own as `recalculation_execute`
     does; returns each run, or the error it failed with, in the order given. They replay the same
-    games: each process reads them once for all the runs it carries out.
+    games: these are read once, here, for all of them.
 
     On PostgreSQL up to `jobs` run at once: as many processes forked from this one, each with its
     own connection, taking the next run when it is free (a run is bound by Python, so threads would
@@ -210,10 +210,16 @@ def recalculation_execute_many(
     runs = list(RecalculationRun.objects.filter(pk__in=run_ids).select_related("system"))
     since = None if any(run.from_date is None for run in runs) else min((run.from_date for run in runs), default=None)
     read: list[selectors.GameHistory] = []
+    if len(runs) > 1:
+        try:
+            read.append(selectors.game_history([run.system for run in runs], since))
+        except Exception:  # no run started: each records why
+            RecalculationRun.objects.filter(pk__in=run_ids, status=RunStatus.QUEUED).update(
+                status=RunStatus.FAILED, finished_at=timezone.now(), error=traceback.format_exc()[-5000:],
+            )
+            raise
 
     def execute(run_id: int) -> RecalculationRun | Exception:
-        if not read and len(runs) > 1:
-            read.append(selectors.game_history([run.system for run in runs], since))
         try:
             return recalculation_execute(
                 run_id=run_id, today=today, progress=progress(run_id), history=read[0] if read else None,
@@ -226,16 +232,7 @@ def recalculation_execute_many(
         or not hasattr(os, "fork")
     ):
         return [execute(run_id) for run_id in run_ids]
-    order = _longest_first(runs)
-    if len(runs) > 1:
-        try:
-            read.append(selectors.game_history([run.system for run in runs], since))
-        except Exception:  # no run started: each records why
-            RecalculationRun.objects.filter(pk__in=run_ids, status=RunStatus.QUEUED).update(
-                status=RunStatus.FAILED, finished_at=timezone.now(), error=traceback.format_exc()[-5000:],
-            )
-            raise
-    exits = _forked(order, jobs, execute, forked=read.clear)
+    exits = _forked(_longest_first(runs), jobs, execute, forked=read.clear)
     if any(exits):  # a process died without recording its run's end (killed, out of memory)
         RecalculationRun.objects.filter(pk__in=run_ids, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
             status=RunStatus.FAILED, finished_at=timezone.now(),
