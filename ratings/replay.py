@@ -254,11 +254,19 @@ def months_before(on: dt.date, months: int) -> dt.date:
     return dt.date(index // 12, index % 12 + 1, min(on.day, 28))
 
 
-def apply_chunk(board: Board, rows: list[CalculationRow], summaries: list[PeriodSummary]) -> dict:
-    """Fold a chunk's summaries and counted games into the board; returns (games counted, played) per key."""
+def apply_chunk(
+    board: Board, rows: list[CalculationRow], summaries: list[PeriodSummary], ratings: dict | None = None,
+) -> dict:
+    """Fold a chunk's summaries and counted games into the board; returns (games counted, played) per key.
+
+    `ratings` (key -> value), where the engine keeps one, is every key's rating after its last game:
+    an event's summary holds the rating after the key's last game *in that event*, and events overlap.
+    """
     latest = {(s.coach, s.race, s.variant): s for s in summaries}
     board.add([key for key in latest if key not in board.index])
     board.set_summaries(latest)
+    if ratings is not None and latest:
+        board.value[[board.index[key] for key in latest]] = [ratings[key] for key in latest]
     index = board.index
     played: dict = {}
     tallies: dict = {}
@@ -477,6 +485,7 @@ def replay(
     dates = boundaries(first, until)
     times = [g.played_at for g in games]
     board = ledger.board
+    current_ratings = getattr(module, "current_ratings", None)  # engines rating after every game
     lo = 0
     total = len(dates) + 1
     for index, end in enumerate([*dates, until]):
@@ -490,7 +499,7 @@ def replay(
         summaries = [*result.summaries, *closed.summaries]
         ledger.engine_state = closed.state
         ledger.games += len(chunk_games)
-        played = apply_chunk(board, rows, summaries)
+        played = apply_chunk(board, rows, summaries, current_ratings(ledger.engine_state) if current_ratings else None)
         whole = is_list and complete(end)
         entries, counts = draw(
             board, end, rules, per_race=per_race, played=played,

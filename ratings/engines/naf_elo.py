@@ -173,6 +173,11 @@ def _close_events(open_events: dict, before: date, summaries: list) -> None:
             summaries.extend(_summaries(tally))
 
 
+def current_ratings(state: EloState) -> dict:
+    """Every key's CR after its last game (key -> CR), whichever event that game belongs to."""
+    return state.ratings
+
+
 def close_periods(state: EloState, config: EloConfig, until: date, *, in_place: bool = False) -> EloResult:
     """NAF Elo has no rating periods: every game already counts. Forgets the running totals of
     events that ended before `until` (their summaries were handed out by run_history)."""

@@ -91,3 +91,35 @@ def test_the_current_ratings_carry_the_record_and_the_change_since_the_last_full
     assert current[2].value_change == current[2].value - february[2].value
     assert current[3].value_change is None  # not rated on the February list
     assert (current[1].rank, current[1].rank_change) == (1, 0)
+
+
+def event_game(game_id, when, event_id, event_end, home, away, score):
+    return GameRecord(
+        game_id=game_id, played_at=when, event_id=event_id, variant=VARIANTS[0], home=home, home_race="orc",
+        away=away, away_race="human", home_score=score, event_coaches=20, event_end=event_end,
+    )
+
+
+def test_an_elo_rating_is_its_value_after_its_last_game_whatever_event_that_game_belongs_to():
+    # A league (event 1, May to July) overlaps a weekend event (event 2): coach 1's last two games
+    # are event 2's, and event 1 ends (and is summarised) after them.
+    league_end, weekend_end = dt.date(2022, 7, 31), dt.date(2022, 6, 3)
+    games = [
+        event_game(1, dt.datetime(2022, 5, 20, 23), 2, weekend_end, 1, 2, 0.0),
+        event_game(2, dt.datetime(2022, 5, 24, 22), 1, league_end, 1, 3, 0.0),
+        event_game(3, dt.datetime(2022, 5, 30, 21), 2, weekend_end, 1, 4, 1.0),
+        event_game(4, dt.datetime(2022, 6, 3, 19), 2, weekend_end, 1, 5, 1.0),
+        event_game(5, dt.datetime(2022, 6, 20, 19), 1, league_end, 6, 7, 1.0),  # the league goes on without coach 1
+    ]
+    k = naf_elo.k_value(20, major=False)
+    rating = 150.0
+    for opponent_score in (1.0, 1.0, 0.0, 0.0):  # coach 1's results: L, L, W, W against 150-rated debutants
+        rating = naf_elo.update(rating, 150.0, 1.0 - opponent_score, k)
+    chunks = lists(games, dt.date(2022, 8, 15), complete=lambda day: True)
+    key = (1, "orc", VARIANTS[0])
+    current = {e.key: e for e in chunks[-1].entries}
+    assert current[key].value == rating
+    on_list = {c.end: {e.key: e.value for e in c.entries} for c in chunks if c.is_list}
+    assert on_list[dt.date(2022, 7, 1)][key] == rating  # June's list: every game played before 1 July
+    assert on_list[dt.date(2022, 6, 1)][key] == naf_elo.update(
+        naf_elo.update(naf_elo.update(150.0, 150.0, 0.0, k), 150.0, 0.0, k), 150.0, 1.0, k)
