@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.expressions import RawSQL
 
+from ratings.engines import naf_elo
 from ratings.engines.common import REASON_TEXT, Reason
 from ratings.models import (
     RANKING_ORDER, CalculationRow, CurrentRating, Method, PeriodSummary, RatingList, RatingListEntry, RatingSystem,
@@ -202,6 +203,8 @@ class Period:
     event_id: int | None = None
     first: dt.date | None = None  # first and last game: known for the period shown
     last: dt.date | None = None
+    change: float | None = None  # NAF Elo, the event shown: the sum of its games' changes
+    between: list = field(default_factory=list)  # NAF Elo, the event shown: OtherEvent amid its games
 
     @property
     def w_minus_we(self) -> float | None:
@@ -220,6 +223,7 @@ class BreakdownRow:
     footnote: int | None = None
     w_minus_we: float | None = None
     kind: str = "counted"  # counted, excluded, depot
+    rating_after: float | None = None  # NAF Elo: the CR after the game
 
 
 @dataclass
@@ -319,9 +323,18 @@ def breakdown(
     )
     if rows:
         chosen.first, chosen.last = _day(rows[0].played_at), _day(rows[-1].played_at)
+    elo = system.method == Method.NAF_ELO
+    counted = [row for row in rows if row.counted and row.rt is not None]
+    if elo and counted:
+        chosen.change = sum(naf_elo.game_change(row.r0, row.rt) for row in counted)
+        span = [(counted[0].played_at, counted[0].game_id), (counted[-1].played_at, counted[-1].game_id)]
+        between = _elo_games_between(system, {(coach.pk, race and race.pk, variant.pk): span}, exclude=chosen.label)
+        chosen.between = between.get(coach.pk, [])
     notes: dict[str, int] = {}
     for row in rows:
         item = BreakdownRow(row=row)
+        if elo and row.counted and row.rt is not None:
+            item.rating_after = naf_elo.rating_after(row.r0, row.rt)
         if row.counted and row.we is not None:
             item.w_minus_we = row.w - row.we
         if row.depot_date is not None or row.reason in (Reason.IN_DEPOT, Reason.DEPOT_BOOTSTRAP):
@@ -382,17 +395,22 @@ class Standing:
     counted: int = 0
     wt: float | None = None
     w_minus_we: float | None = None
-    change: float | None = None
+    change: float | None = None  # NAF Elo: the sum of its games' changes (each kept to 0.01); else ΣRt
     rating_after: float | None = None
     race_slug: str | None = None
     position: int = 0
+    without_we: int = 0  # counted games without We (KNSB depot and start rating), left out of W − We
+    between: list = field(default_factory=list)  # NAF Elo: OtherEvent, games of other events amid these
 
 
 def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
     """Every coach of the event with record, Wt, Σ(W − We) and rating change in `system`.
 
-    Wt and Σ(W − We) add up the coach's counted rows of this event's games; the rating change is
-    ΣRt of those rows (for NAF Elo, Rn − Rl of the event's summary, which includes the roundings).
+    Wt adds up the coach's counted rows of this event's games, Σ(W − We) those of them with a We.
+    The change is the event's own: ΣRt of those rows, for NAF Elo the sum of its games' changes,
+    each the difference of the ratings kept to 0.01. Where games of other events fall between a
+    coach's first and last game here (NAF Elo), `between` names them with their change, so that
+    the rating before + this change + theirs = the rating after.
     """
     sides = (
         GameSide.objects.filter(event=event)
@@ -426,30 +444,36 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
         standing.td_against += s["td_against"] or 0
         standing.cas_for += s["cas_for"] or 0
         standing.cas_against += s["cas_against"] or 0
-    figures = (
+    rows = (
         CalculationRow.objects.filter(system=system, game__event=event, counted=True)
-        .values("coach_id")
-        .annotate(n=Count("id"), wt=Sum("w"), wet=Sum("we"), rtt=Sum("rt"))
-        .order_by()
+        .values_list("coach_id", "race_id", "variant_id", "played_at", "game_id", "w", "we", "rt", "r0")
+        .order_by("played_at", "game_id")
     )
-    for f in figures:
-        standing = standings.get(f["coach_id"])
+    elo = system.method == Method.NAF_ELO
+    spans: dict[tuple, list] = {}  # Elo: key -> [first, last] (played_at, game_id) of its games here
+    for coach_id, race_id, variant_id, played_at, game_id, w, we, rt, r0 in rows:
+        standing = standings.get(coach_id)
         if standing is None:
             continue
-        standing.counted = f["n"]
-        standing.wt = f["wt"]
-        standing.w_minus_we = None if f["wet"] is None else f["wt"] - f["wet"]
-        standing.change = f["rtt"]
-    if system.method == Method.NAF_ELO:
-        elo = PeriodSummary.objects.filter(system=system, period=f"{EVENT_PREFIX}{event.pk}", rl__isnull=False)
-        changes: dict[int, float] = {}
-        for coach_id, rl, rn in elo.values_list("coach_id", "rl", "rn"):
-            changes[coach_id] = changes.get(coach_id, 0.0) + (rn - rl)
+        standing.counted += 1
+        standing.wt = (standing.wt or 0.0) + w
+        if we is None:  # W − We is per game: depot and start-rating games have no We
+            standing.without_we += 1
+        else:
+            standing.w_minus_we = (standing.w_minus_we or 0.0) + (w - we)
+        if rt is not None:
+            change = naf_elo.game_change(r0, rt) if elo else rt
+            standing.change = (standing.change or 0.0) + change
+        if elo:
+            span = spans.setdefault((coach_id, race_id, variant_id), [(played_at, game_id), None])
+            span[1] = (played_at, game_id)
+    if elo:
+        after = PeriodSummary.objects.filter(system=system, period=f"{EVENT_PREFIX}{event.pk}", rl__isnull=False)
+        for coach_id, rn in after.values_list("coach_id", "rn"):
             if coach_id in standings:
                 standings[coach_id].rating_after = rn
-        for coach_id, change in changes.items():
-            if coach_id in standings:
-                standings[coach_id].change = change
+        for coach_id, between in _elo_games_between(system, spans, exclude=f"{EVENT_PREFIX}{event.pk}").items():
+            standings[coach_id].between = between
     ordered = sorted(
         standings.values(),
         key=lambda s: (-s.points, -(s.td_for - s.td_against), -(s.cas_for - s.cas_against), s.coach.name),
@@ -457,6 +481,51 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
     for position, standing in enumerate(ordered, start=1):
         standing.position = position
     return ordered
+
+
+@dataclass
+class OtherEvent:
+    """Games of another event that fell between a key's first and last game of an event."""
+
+    event_id: int | None
+    name: str
+    games: int = 0
+    change: float = 0.0
+
+
+def _elo_games_between(system: RatingSystem, spans: dict, *, exclude: str) -> dict[int, list[OtherEvent]]:
+    """coach id -> the other events whose counted games fell within the coach's span of an event.
+
+    `spans` maps a key (coach, race, variant ids) to the first and last (played_at, game_id) of
+    its games in the event labelled `exclude`.
+    """
+    if not spans:
+        return {}
+    first = min(span[0][0] for span in spans.values())
+    last = max(span[1][0] for span in spans.values())
+    rows = (
+        CalculationRow.objects.filter(
+            system=system, coach_id__in={key[0] for key in spans}, counted=True, played_at__range=(first, last),
+        )
+        .exclude(period=exclude)
+        .values_list("coach_id", "race_id", "variant_id", "played_at", "game_id", "period", "r0", "rt")
+        .order_by("played_at", "game_id")
+    )
+    found: dict[int, dict[str, OtherEvent]] = {}
+    for coach_id, race_id, variant_id, played_at, game_id, period, r0, rt in rows:
+        span = spans.get((coach_id, race_id, variant_id))
+        if span is None or not span[0] < (played_at, game_id) < span[1]:
+            continue
+        other = found.setdefault(coach_id, {}).setdefault(period, OtherEvent(_event_id(period), period))
+        other.games += 1
+        other.change += naf_elo.game_change(r0, rt)
+    names = _event_names({o.event_id for others in found.values() for o in others.values() if o.event_id})
+    out = {}
+    for coach_id, others in found.items():
+        for other in others.values():
+            other.name = names.get(other.event_id, other.name)
+        out[coach_id] = list(others.values())
+    return out
 
 
 def event_games(event: Event) -> list[Game]:

@@ -63,6 +63,16 @@ def update(rating: float, opponent: float, score: float, k: float) -> float:
     return round_half_away(rating + k * (score - win_probability(rating, opponent)), 2)
 
 
+def rating_after(r0: float, rt: float) -> float:
+    """The CR after a game from its calculation row: R0 + Rt kept to 0.01 (what `update` gives)."""
+    return round_half_away(r0 + rt, 2)
+
+
+def game_change(r0: float, rt: float) -> float:
+    """A game's change of CR: the difference of the ratings kept to 0.01 (Rt is unrounded)."""
+    return rating_after(r0, rt) - r0
+
+
 _config_error = partial(config_error, "EloConfig")
 
 

@@ -88,6 +88,8 @@ def breakdown_rows(items, method: str, places: int):
             ]
             if method == "knsb":
                 figures.append(fixed(r.wx, 3))
+            elif method == "naf_elo":
+                figures.append(fixed(item.rating_after, places))
         cells.extend(f'<td class="num">{figure}</td>' for figure in figures)
         rows.append(f'<tr class="{escape(item.kind)}">{"".join(cells)}</tr>')
     return mark_safe("".join(rows))

@@ -18,17 +18,17 @@ def test_elo_breakdown_shows_the_known_figures_of_the_four_coach_event(client, l
     response = client.get(f"/coaches/101/breakdown/elo/?race=human&variant=blood-bowl-2020&period=event:{dutch.pk}")
     assert response.status_code == 200
     header, rows = game_rows(response)
-    assert header == ["ID", "Opponent", "Race", "Date", "R0", "Rc", "W", "We", "W−We", "k", "Rt"]
+    assert header == ["ID", "Opponent", "Race", "Date", "R0", "Rc", "W", "We", "W−We", "k", "Rt", "Rn"]
     (period_class, period), (first_class, first), (second_class, second) = rows
     assert period_class == "period"
-    assert period == ["Dutch Open", "2024-03-02", "150.00", "150.00", "1.0", "1.008", "-0.008", "", "-0.03"]
+    assert period == ["Dutch Open", "2024-03-02", "150.00", "150.00", "1.0", "1.008", "-0.008", "", "-0.03", "149.97"]
     # Round 1: W (150) beats X (150), K = 4: We 0.5, Rt +2.00
-    assert (first_class, first) == ("counted", ["102", "Bert Smith", "Orc", "2024-03-02", "150.00", "150.00", "1.0", "0.500", "+0.500", "4.00", "+2.00"])
+    assert (first_class, first) == ("counted", ["102", "Bert Smith", "Orc", "2024-03-02", "150.00", "150.00", "1.0", "0.500", "+0.500", "4.00", "+2.00", "152.00"])
     # Round 2: W (152) loses to Y (150): P = 0.507675, Rt = −2.03
-    assert second == ["103", "Cees de Vries", "Human", "2024-03-02", "152.00", "150.00", "0.0", "0.508", "-0.508", "4.00", "-2.03"]
+    assert second == ["103", "Cees de Vries", "Human", "2024-03-02", "152.00", "150.00", "0.0", "0.508", "-0.508", "4.00", "-2.03", "149.97"]
     block = table(response, "new rating")
-    assert block["header"] == ["Rl", "Rn", "Rct", "Wt", "Wt%", "Nt", "Wet", "Rtt"]
-    assert block["rows"][0][1] == ["150.00", "149.97", "150.00", "1.0", "50.0", "2", "1.008", "-0.03"]
+    assert block["header"] == ["Rl", "Rn", "Rct", "Wt", "Wt%", "Nt", "Wet", "Rtt", "Change"]
+    assert block["rows"][0][1] == ["150.00", "149.97", "150.00", "1.0", "50.0", "2", "1.008", "-0.03", "-0.03"]
 
 
 def test_the_latest_period_is_shown_by_default(client, league):
@@ -45,7 +45,7 @@ def test_a_forfeit_is_red_with_a_numbered_footnote(client, league):
     excluded = [(cls, cells) for cls, cells in rows if cls == "excluded"]
     assert len(excluded) == 1
     assert excluded[0][1][:2] == ["106", "Fay Brown1)"]  # name, then the footnote mark
-    assert excluded[0][1][4:] == ["", "", "0.5", "", "", "", ""]  # no R0, Rc, We, k or Rt: it does not count
+    assert excluded[0][1][4:] == ["", "", "0.5", "", "", "", "", ""]  # no R0, Rc, We, k or Rt: it does not count
     html = response.content.decode()
     assert '<li id="fn-1" value="1">forfeit</li>' in html
     assert 'href="#fn-1"' in html
@@ -126,8 +126,8 @@ def test_tampered_breakdown_urls_get_clear_answers(client, league, url, status, 
 
 def test_breakdown_query_count_is_fixed(client, league, django_assert_num_queries):
     # the systems (the chosen one among them), coach, keys, periods, uncounted periods, event names,
-    # the shown summaries, rows
-    with django_assert_num_queries(8):
+    # the shown summaries, rows, and (NAF Elo) other events' games amid the event's
+    with django_assert_num_queries(9):
         client.get("/coaches/101/breakdown/elo/")
     with django_assert_num_queries(8):  # and the variant of the query string
         client.get("/coaches/101/breakdown/knsb/?variant=blood-bowl-2020")

@@ -97,10 +97,10 @@ def test_event_pages_query_counts(client, league, django_assert_num_queries):
     # years, countries, count, page, variant choices
     with django_assert_num_queries(5):
         client.get("/events/")
-    # event, systems, games, sides, coaches, rows, Elo summaries, awards
-    with django_assert_num_queries(8):
+    # event, systems, games, sides, coaches, rows, Elo summaries, other events' games amid them, awards
+    with django_assert_num_queries(9):
         client.get(f"/events/{league['league'].pk}/")
     round_ = RoundFactory(event=league["league"], number=6, date=league["league"].end_date)
     play(round_, league["gus"], league["hal"], (1, 0), home_race="dwarf", away_race="skaven")
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         client.get(f"/events/{league['league'].pk}/")
