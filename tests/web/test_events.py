@@ -1,4 +1,6 @@
 """Events: the public list with its filters, and the event page with W − We per coach."""
+import datetime as dt
+
 import pytest
 
 from tests.factories import EventFactory, RoundFactory, play
@@ -104,3 +106,31 @@ def test_event_pages_query_counts(client, league, django_assert_num_queries):
     play(round_, league["gus"], league["hal"], (1, 0), home_race="dwarf", away_race="skaven")
     with django_assert_num_queries(9):
         client.get(f"/events/{league['league'].pk}/")
+
+
+def test_knsb_w_minus_we_leaves_out_the_games_of_a_start_rating(client):
+    # Four newcomers play a double round robin in June (six depot games each, rated at the
+    # bootstrap rating): start ratings on the list of 1 July. Anna then plays Bert twice in July.
+    from ratings.engines import knsb
+    from ratings.models import CalculationRow
+    from tests.factories import CoachFactory
+    from tests.web.conftest import recalculate_all
+
+    anna, bert, cees, dirk = (CoachFactory(number=300 + i, name=name) for i, name in enumerate(["Anna", "Bert", "Cees", "Dirk"]))
+    league = EventFactory(name="Long League", start_date=dt.date(2024, 6, 1), end_date=dt.date(2024, 7, 31))
+    pairs = [(anna, bert), (cees, dirk), (anna, cees), (bert, dirk), (anna, dirk), (bert, cees)]
+    for number, (home, away) in enumerate(pairs + [(b, a) for a, b in pairs], start=1):
+        round_ = RoundFactory(event=league, number=number, date=dt.date(2024, 6, number))
+        play(round_, home, away, (2, 1) if home is anna else (1, 1), at=dt.datetime(2024, 6, number, 12, tzinfo=dt.timezone.utc))
+    for number, score in [(13, (1, 0)), (14, (0, 1))]:
+        round_ = RoundFactory(event=league, number=number, date=dt.date(2024, 7, number))
+        play(round_, anna, bert, score, at=dt.datetime(2024, 7, number, 12, tzinfo=dt.timezone.utc))
+    recalculate_all(dt.date(2024, 8, 15))
+
+    july = list(CalculationRow.objects.filter(system__slug="knsb", coach=anna, played_at__month=7, counted=True))
+    assert len(july) == 2 and all(r.we == pytest.approx(knsb.expected_score(r.r0 - r.rc)) for r in july)
+    want = sum(r.w - r.we for r in july)  # 1 − We + 0 − We: the June games have no We
+    found = table(client.get(f"/events/{league.pk}/?system=knsb"), "Standings")
+    anna_row = next(dict(zip(found["header"], cells)) for _, cells in found["rows"] if cells[1] == "Anna")
+    assert anna_row["Wt"] == "5.5"  # three wins and three draws in June, a win and a loss in July
+    assert anna_row["Σ(W−We)"] == f"{want:+.3f} (6 games without We left out)"
