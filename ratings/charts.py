@@ -13,6 +13,8 @@ from itertools import count
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from ratings.formatting import fixed
+
 PALETTE = ["#0b5cad", "#c2410c", "#1b7a3a", "#7c3aed", "#b3261e", "#0e7490", "#a16207", "#be185d"]
 DASHES = ["", "6 3", "2 3"]
 _ids = count(1)
@@ -72,7 +74,10 @@ def _date_ticks(low: dt.date, high: dt.date) -> list[tuple[float, str]]:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:.0f}" if abs(value) >= 100 or value == int(value) else f"{value:.2f}".rstrip("0")
+    """A tick label: whole from 100 up, else to 0.01 without trailing zeros."""
+    if abs(value) >= 100 or value == int(value):
+        return fixed(value, 0)
+    return fixed(value, 2).rstrip("0").rstrip(".")
 
 
 def line_chart(

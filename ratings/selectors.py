@@ -9,6 +9,7 @@ from django.utils.dateparse import parse_datetime
 
 from ratings.bulk import fetch_binary
 from ratings.engines.common import GameRecord, paused_gc
+from ratings.formatting import fixed, rating_places
 from tournaments.models import EventStatus
 
 # The games alone, in rating order: their events and races are a few thousand rows, joined in
@@ -215,10 +216,6 @@ def replay_as_of(system, on: dt.date):
 EXPORT_HEADER = ["coach_number", "coach", "race", "variant", "rating", "mu", "phi", "sigma", "rank", "games"]
 
 
-def _number(value, places: int) -> str:
-    return "" if value is None else f"{value:.{places}f}"
-
-
 def export_rows(system, *, on: dt.date | None = None, variant=None) -> list[list[str]]:
     """The CSV rows of a ranking (current, or as of `on`), best first, inactive keys unranked at the end."""
     from ratings.models import CurrentRating
@@ -243,8 +240,9 @@ def export_rows(system, *, on: dt.date | None = None, variant=None) -> list[list
             number, name = coaches[coach]
             data.append((number, name, races.get(race), variants[variant_slug], e.value, e.mu, e.phi, e.sigma, e.rank, e.games))
     data.sort(key=lambda r: (r[3], r[2] or "", r[8] is None, r[8] or 0, -r[4], r[0]))
+    places = rating_places(system.method)
     return [
-        [str(number), name, race or "", variant_name, _number(value, 2), _number(mu, 2), _number(phi, 2),
-         _number(sigma, 6), "" if rank is None else str(rank), str(games)]
+        [str(number), name, race or "", variant_name, fixed(value, places), fixed(mu, 2), fixed(phi, 2),
+         fixed(sigma, 6), "" if rank is None else str(rank), str(games)]
         for number, name, race, variant_name, value, mu, phi, sigma, rank, games in data
     ]

@@ -19,6 +19,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django_countries import countries
 
+from ratings.formatting import fixed, rating_places, signed
+
 TEMPLATE = "django_tables2/site_table.html"
 TABLE_ATTRS = {"class": "data"}
 NUM = {"th": {"class": "num"}, "td": {"class": "num"}}
@@ -28,14 +30,6 @@ NUM = {"th": {"class": "num"}, "td": {"class": "num"}}
 def _country_name(code: str, language: str | None) -> str:
     """A country's name in a language: looked up once, not once per row (a translation lookup each)."""
     return str(countries.name(code))
-
-
-def signed(value, places: int = 2) -> str:
-    return "" if value is None else f"{value:+.{places}f}"
-
-
-def fixed(value, places: int = 2) -> str:
-    return "" if value is None else f"{value:.{places}f}"
 
 
 def breakdown_url(system_slug: str, coach_number: int, race_slug: str | None, variant_slug: str, **extra) -> str:
@@ -161,6 +155,7 @@ class RankingTable(FastRowsTable):
             exclude += ["nv"]
         super().__init__(*args, exclude=exclude, **kwargs)
         self.system = system
+        self.places = rating_places(system.method)
         self.caption = caption
         self._dash = f'<abbr title="{escape(inactive_rule)}" class="norank">-</abbr>'
 
@@ -196,7 +191,7 @@ class RankingTable(FastRowsTable):
         return _plain(record.variant.name)
 
     def cell_value(self, record):
-        return _figure(fixed(record.value))
+        return _figure(fixed(record.value, self.places))
 
     def cell_mu(self, record):
         return _figure(fixed(record.mu))
@@ -211,7 +206,7 @@ class RankingTable(FastRowsTable):
         return _figure(str(record.games))
 
     def cell_value_change(self, record):
-        return _figure(signed(record.value_change))
+        return _figure(signed(record.value_change, self.places))
 
     def cell_rank_change(self, record):
         change = record.rank_change
@@ -232,7 +227,7 @@ class ListRankingTable(RankingTable):
         exclude = ("value_change", "rank_change", "last_played")
 
     def cell_change(self, record):
-        return _figure(signed(record.change))
+        return _figure(signed(record.change, self.places))
 
 
 class ListEntryTable(FastRowsTable):
@@ -256,6 +251,7 @@ class ListEntryTable(FastRowsTable):
             exclude.append("race")
         super().__init__(*args, exclude=exclude, **kwargs)
         self.system = system
+        self.places = rating_places(system.method)
         self.caption = caption
 
     cell_coach = RankingTable.cell_coach
@@ -386,9 +382,10 @@ class HistoryTable(FastRowsTable):
     class Meta(FastRowsTable.Meta):
         empty_text = "No history."
 
-    def __init__(self, *args, caption: str = "", **kwargs):
+    def __init__(self, *args, caption: str = "", places: int = 2, **kwargs):
         super().__init__(*args, **kwargs)
         self.caption = caption
+        self.places = places
 
     def cell_effective(self, row):
         return _figure(f"{row['effective']:%Y-%m-%d}")
@@ -403,10 +400,10 @@ class HistoryTable(FastRowsTable):
         return _plain(row["period"])
 
     def cell_rl(self, row):
-        return _figure(fixed(row["rl"]))
+        return _figure(fixed(row["rl"], self.places))
 
     def cell_rn(self, row):
-        return _figure(fixed(row["rn"]))
+        return _figure(fixed(row["rn"], self.places))
 
     def cell_nt(self, row):
         return _figure(str(row["nt"]))

@@ -20,6 +20,7 @@ from django_tables2.export import TableExport
 from ratings import charts, pages
 from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, CalculatorForm, RankingFilter
+from ratings.formatting import rating_places
 from ratings.models import Method, RatingList, RatingSystem
 from ratings.tables import (
     CoachEventTable, HistoryTable, ListEntryTable, ListRankingTable, RankingTable, RatingListTable, breakdown_url,
@@ -159,7 +160,8 @@ def coach_detail(request, number: int):
         )
     noun = "event" if system is not None and system.method == Method.NAF_ELO else "period"
     history_table = HistoryTable(
-        history, caption=f"{system.name if system else ''}: rating after each {noun}", prefix="history-"
+        history, caption=f"{system.name if system else ''}: rating after each {noun}", prefix="history-",
+        places=rating_places(system.method) if system is not None else 2,
     )
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(history_table)
     record, events = pages.coach_record(coach)
@@ -191,7 +193,7 @@ def breakdown(request, number: int, system: str):
     keys = pages.coach_keys(coach, system)
     context = {
         "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": pages.inactive_rule(system),
-        "other_systems": [s for s in systems if s != system], "places": 0 if system.method == Method.KNSB else 2,
+        "other_systems": [s for s in systems if s != system], "places": rating_places(system.method),
     }
     for key in keys:
         key.url = breakdown_url(system.slug, coach.number, key.race.slug if key.race_id else None, key.variant.slug)

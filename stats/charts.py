@@ -8,6 +8,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django_countries import countries
 
+from ratings import formatting
+
 from .selectors import Place
 
 # Diverging scale for win ratios, colour-blind safe (ColorBrewer PuOr ends): orange below 50 %, purple above.
@@ -37,7 +39,7 @@ def race_grid_body(grid) -> SafeString:
                 tds.append(mark_safe('<td class="empty" title="no games">–</td>'))
                 continue
             title = f"{race.name} against {opponent.name}: {cell.wins} W, {cell.draws} D, {cell.losses} L"
-            number = f"{100 * cell.ratio:.1f}"
+            number = formatting.percent(cell.ratio)
             if race == opponent:
                 tds.append(format_html('<td class="num mirror" title="{}">{}<small>{}</small></td>', title, number, cell.games))
             else:
@@ -183,7 +185,7 @@ def differential_bars(rows: list[dict], *, title: str, width: int = 720) -> Safe
             '<rect class="{}" x="{}" y="{}" width="{}" height="{}"/>'
             '<text class="tick" x="{}" y="{}" text-anchor="end">{}</text>',
             label_w - 6, top + 14, row["race__name"], "above" if points >= 0 else "below", _n(x), top + 2, _n(length), row_h - 6,
-            width - 4, top + 14, f"{points:+.1f}",
+            width - 4, top + 14, formatting.signed(points, 1),
         ))
     parts.append(format_html(
         '<text class="tick" x="{}" y="{}" text-anchor="middle">race average</text></svg>', _n(centre), height - 4

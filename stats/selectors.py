@@ -6,6 +6,7 @@ from decimal import Decimal
 from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, Sum, Value, When, prefetch_related_objects
 from django.db.models.functions import Cast
 
+from ratings import formatting
 from ratings.models import RatingListEntry, RatingSystem
 from tournaments.models import Award, Coach, Game, GameSide, Race, Variant
 
@@ -170,7 +171,7 @@ def race_grid(rows) -> Grid:
 
 
 def _percent(ratio: float) -> str:
-    return f"{100 * ratio:.1f}"
+    return formatting.percent(ratio)
 
 
 # Rank over time

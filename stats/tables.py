@@ -5,13 +5,15 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django_countries import countries
 
+from ratings import formatting
+
 from .ordering import game_order
 from .selectors import games_relations, with_coach_names
 
 
 def percent(ratio: float | None) -> str:
     """A win ratio as the pages print it: a percentage with one decimal."""
-    return "" if ratio is None else f"{100 * ratio:.1f}"
+    return formatting.percent(ratio)
 
 
 def country_name(code: str) -> str:
@@ -228,7 +230,7 @@ class RankHistoryTable(StatsTable):
         return self.render_rank(value)
 
     def render_value(self, value):
-        return f"{value:.2f}"
+        return formatting.fixed(value)
 
     def value_value(self, value):
         return self.render_value(value)
@@ -264,10 +266,10 @@ class DifferentialTable(StatsTable):
     differential = NumberColumn(verbose_name="Differential (points)")
 
     def render_differential(self, value):
-        return f"{100 * value:+.1f}"
+        return formatting.signed(100 * value, 1)
 
     def value_differential(self, value):
-        return f"{100 * value:+.1f}"
+        return self.render_differential(value)
 
     class Meta(StatsTable.Meta):
         pass

@@ -216,3 +216,37 @@ def test_filter_choices_are_kept_between_pages_and_a_saved_race_or_nationality_s
     assert '<option value="IS">Iceland</option>' in page
     coach.delete()
     assert 'value="IS"' not in client.get("/rankings/elo/").content.decode()
+
+
+def test_one_rounding_everywhere_half_away_from_zero(client, league):
+    # a stored 2.675 is 2.67499999999999982236431605997495353221893310546875 as a float: shown 2.68
+    anna = CurrentRating.objects.get(system__slug="elo", coach__number=101, race__slug="human")
+    CurrentRating.objects.filter(pk=anna.pk).update(value=2.675, value_change=-0.125)
+    found = ranking_table(client.get("/rankings/elo/?name=Anna"))
+    assert (column(found, "Rating"), column(found, "Change")) == (["2.68"], ["-0.13"])
+    header, *rows = list(csv.reader(io.StringIO(client.get("/rankings/elo/?name=Anna&_export=csv").content.decode())))
+    assert (rows[0][header.index("Rating")], rows[0][header.index("Change")]) == ("2.68", "-0.13")
+    coach_page = table(client.get("/coaches/101/"), "ratings in every system")
+    elo_row = next(cells for _, cells in coach_page["rows"] if cells[0] == "NAF Elo" and cells[1] == "Human")
+    assert elo_row[3] == "2.68"
+
+
+def test_knsb_ratings_are_whole_numbers_on_every_page_and_csv(client, league):
+    from django.core.management import call_command
+
+    knsb = CurrentRating.objects.filter(system__slug="knsb").select_related("coach").order_by("-value")
+    best = knsb.first()
+    found = ranking_table(client.get("/rankings/knsb/"))
+    assert column(found, "Rating")[0] == f"{best.value:.0f}" and "." not in "".join(column(found, "Rating"))
+    header, *rows = list(csv.reader(io.StringIO(client.get("/rankings/knsb/?_export=csv").content.decode())))
+    assert all("." not in row[header.index("Rating")] for row in rows)
+    changes = [c for c in column(ranking_table(client.get("/rankings/knsb/")), "Change") if c]
+    assert changes and all("." not in c for c in changes)
+    out = io.StringIO()
+    call_command("export_ratings", system="knsb", stdout=out)
+    exported = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert exported and all(row["rating"] == str(int(float(row["rating"]))) for row in exported)
+    listed = ranking_table(client.get("/rankings/knsb/2024-08/"))
+    assert column(listed, "Rating") and "." not in "".join(column(listed, "Rating") + column(listed, "Change"))
+    starters = table(client.get("/lists/knsb/2024-07/"), "Starters")
+    assert column(starters, "Rating") and "." not in "".join(column(starters, "Rating"))
