@@ -14,7 +14,7 @@ from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.expressions import RawSQL
 
 from ratings.engines import naf_elo
-from ratings.engines.common import REASON_TEXT, Reason
+from ratings.engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
 from ratings.models import (
     RANKING_ORDER, CalculationRow, CurrentRating, Method, PeriodSummary, RatingList, RatingListEntry, RatingSystem,
 )
@@ -344,7 +344,8 @@ def breakdown(
         if row.reason:
             item.footnote = notes.setdefault(row.reason, len(notes) + 1)
         result.rows.append(item)
-    result.footnotes = [(number, REASON_TEXT.get(reason, reason)) for reason, number in notes.items()]
+    texts = GLOBAL_REASON_TEXT if system.method == Method.GLICKO and not system.per_race else REASON_TEXT
+    result.footnotes = [(number, texts.get(reason, reason)) for reason, number in notes.items()]
     return result
 
 

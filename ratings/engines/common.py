@@ -47,6 +47,9 @@ REASON_TEXT = {
     Reason.DEPOT_BOOTSTRAP: "depot game against an unrated opponent, rated at the bootstrap rating",
 }
 
+# Global Glicko pools the races: the spec's words for the races it leaves out
+GLOBAL_REASON_TEXT = {**REASON_TEXT, Reason.RACE_EXCLUDED: "race excluded from global ranking"}
+
 
 # Not frozen: a frozen dataclass sets each field through object.__setattr__, ten times the cost
 # of building a plain one, and a long history builds a million of them. Engines never change one;

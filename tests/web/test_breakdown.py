@@ -131,3 +131,19 @@ def test_breakdown_query_count_is_fixed(client, league, django_assert_num_querie
         client.get("/coaches/101/breakdown/elo/")
     with django_assert_num_queries(8):  # and the variant of the query string
         client.get("/coaches/101/breakdown/knsb/?variant=blood-bowl-2020")
+
+
+def test_global_glicko_names_a_left_out_race_in_the_spec_words(client, league):
+    import datetime as dt
+
+    from tests.factories import EventFactory, RoundFactory, play
+    from tests.web.conftest import recalculate_all
+
+    later = EventFactory(name="Goblin Cup", start_date=dt.date(2024, 8, 3))
+    play(RoundFactory(event=later, number=1), league["anna"], league["bert"], (1, 0), home_race="goblin", away_race="orc")
+    recalculate_all()
+    response = client.get("/coaches/101/breakdown/global-glicko/?variant=blood-bowl-2020")
+    html = response.content.decode()
+    assert '<li id="fn-1" value="1">race excluded from global ranking</li>' in html
+    # per race, the same reason keeps the general words
+    assert "race excluded from this ranking" not in html
