@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 
 from ratings.models import Method, RatingSystem
 from ratings.replay import ListRules
+from tournaments.models import Coach
 
 ENGINE_MODULES = {
     Method.NAF_ELO: ("ratings.engines.naf_elo", "EloConfig"),
@@ -34,13 +35,30 @@ def build_config(*, method: str, per_race: bool, parameters: dict, variants=None
         raise ValidationError({"parameters": str(exc)}) from exc
 
 
+def _initial_list_by_id(parameters: dict) -> dict:
+    """A KNSB imported list names coaches by federation number; the engines know them by id.
+
+    A listed number the record does not hold (yet) is left out until that coach is added.
+    """
+    entries = parameters.get("initial_list")
+    if not entries or not isinstance(entries, (list, tuple)):
+        return parameters
+    numbers = {entry[0] for entry in entries if isinstance(entry, (list, tuple)) and entry}
+    ids = dict(Coach.objects.filter(number__in=numbers).values_list("number", "pk"))
+    by_id = [[ids[entry[0]], *entry[1:]] for entry in entries if entry and entry[0] in ids]
+    return {**parameters, "initial_list": by_id}
+
+
 def engine_for(system: RatingSystem):
     """(engine module, validated configuration) of a stored system."""
     module, _ = engine(system.method)
+    parameters = system.parameters
+    if system.method == Method.KNSB:
+        parameters = _initial_list_by_id(parameters or {})
     config = build_config(
         method=system.method,
         per_race=system.per_race,
-        parameters=system.parameters,
+        parameters=parameters,
         variants=sorted(system.variants.values_list("slug", flat=True)),
         excluded_races=sorted(system.excluded_races.values_list("slug", flat=True)),
     )

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from django.db import connection
-from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.expressions import RawSQL
 
 from ratings.engines import naf_elo
@@ -238,6 +238,8 @@ class Breakdown:
     rows: list = field(default_factory=list)  # BreakdownRow
     footnotes: list = field(default_factory=list)  # (number, text)
     recent: list = field(default_factory=list)  # the last four periods with a new rating
+    blocks: list = field(default_factory=list)  # KNSB: EventBlock, one per event of the list period
+    extra_remise: SimpleNamespace | None = None  # KNSB at 0 % or 100 %: the fictitious draw's row
 
 
 def period_title(system: RatingSystem, label: str, event_names: dict) -> str:
@@ -316,11 +318,11 @@ def breakdown(
     )
     if chosen is None:
         return result
-    rows = list(
-        CalculationRow.objects.filter(**key, period=chosen.label)
-        .select_related("opponent", "opponent_race")
-        .order_by("played_at", "game_id")
-    )
+    knsb = system.method == Method.KNSB
+    rows = CalculationRow.objects.filter(**key, period=chosen.label).select_related("opponent", "opponent_race")
+    if knsb:  # a list period holds the games of several events, each with its own block
+        rows = rows.annotate(event_id=F("game__event_id"), event_name=F("game__event__name"))
+    rows = list(rows.order_by("played_at", "game_id"))
     if rows:
         chosen.first, chosen.last = _day(rows[0].played_at), _day(rows[-1].played_at)
     elo = system.method == Method.NAF_ELO
@@ -346,7 +348,74 @@ def breakdown(
         result.rows.append(item)
     texts = GLOBAL_REASON_TEXT if system.method == Method.GLICKO and not system.per_race else REASON_TEXT
     result.footnotes = [(number, texts.get(reason, reason)) for reason, number in notes.items()]
+    if knsb:
+        result.blocks = _event_blocks(result.rows)
+        result.extra_remise = _extra_remise(chosen.summary, result.rows)
     return result
+
+
+@dataclass
+class EventBlock:
+    """One event's games within a list period, under the orange row of their sums and means.
+
+    The sums are over the counted games; We, W − We and Rt only over those with a We (depot games
+    going into a start rating have none).
+    """
+
+    event_id: int
+    name: str
+    rows: list = field(default_factory=list)  # BreakdownRow
+    first: dt.date | None = None
+    last: dt.date | None = None
+    nt: int = 0
+    wt: float = 0.0
+    rct: float | None = None
+    wet: float | None = None
+    w_minus_we: float | None = None
+    rtt: float | None = None
+    wxt: float | None = None
+
+
+def _event_blocks(items: list[BreakdownRow]) -> list[EventBlock]:
+    """The rows of a list period grouped by event, in order of each event's first game here."""
+    blocks: dict[int, EventBlock] = {}
+    for item in items:
+        row = item.row
+        block = blocks.get(row.event_id)
+        if block is None:
+            block = blocks[row.event_id] = EventBlock(row.event_id, row.event_name, first=_day(row.played_at))
+        block.rows.append(item)
+        block.last = _day(row.played_at)
+    for block in blocks.values():
+        counted = [item.row for item in block.rows if item.row.counted]
+        rated = [row for row in counted if row.we is not None]
+        block.nt = len(counted)
+        block.wt = sum(row.w for row in counted)
+        opponents = [row.rc for row in counted if row.rc is not None]
+        block.rct = sum(opponents) / len(opponents) if opponents else None
+        if rated:
+            block.wet = sum(row.we for row in rated)
+            block.w_minus_we = sum(row.w - row.we for row in rated)
+            block.rtt = sum(row.rt for row in rated)
+        with_wx = [row.wx for row in counted if row.wx is not None]
+        block.wxt = sum(with_wx) if with_wx else None
+    return list(blocks.values())
+
+
+def _extra_remise(summary, items: list[BreakdownRow]) -> SimpleNamespace | None:
+    """The fictitious draw against oneself at 0 % or 100 % (seed 001), which enters the LPR only.
+
+    R0 = Rl (Rs for a start rating); Rc = Rl, or for a start rating the depot games' Rct, which
+    the start rating's LPR equation used; We 0.5, Rt 0; its Wx is what Wxt holds beyond the games'.
+    """
+    if summary is None or not summary.nt or summary.wxt is None or summary.wt not in (0.0, float(summary.nt)):
+        return None
+    games_wx = sum(item.row.wx for item in items if item.row.counted and item.row.wx is not None)
+    start = summary.is_start
+    return SimpleNamespace(
+        r0=summary.rn if start else summary.rl, rc=summary.rct if start else summary.rl, w=0.5, we=0.5, w_minus_we=0.0,
+        rt=0.0, wx=summary.wxt - games_wx, start=start,
+    )
 
 
 def _event_names(ids: set[int]) -> dict[int, str]:

@@ -39,7 +39,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
-from ratings.replay import Chunk, Entries, months_between, replay
+from ratings.replay import Chunk, Entries, Ledger, months_between, replay
 from tournaments.models import Race, Variant
 from tournaments.services import audit_record
 
@@ -594,6 +594,10 @@ def _recalculate(
     module, config = engine_for(system)
     rules = list_rules(system, config)
     ledger, start = selectors.resume_point(system, since)
+    if start is not None and getattr(ledger.engine_state, "config", config) != config:
+        # a state made under other parameters (a coach of an imported KNSB list added since, say)
+        log.append(f"{system.slug}: the stored state at {start} was made with other parameters")
+        ledger, start = Ledger(), None
     log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
     if start is not None:
         fresh = None  # a checkpoint after all: the run writes into the partitions in place

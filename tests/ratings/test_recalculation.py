@@ -450,3 +450,20 @@ def test_a_swap_builds_indexes_without_parallel_workers_only_while_other_runs_go
     assert not fresh._others_running()
     RecalculationRun.objects.create(system=glicko, trigger=Trigger.MANUAL, status=RunStatus.RUNNING)
     assert fresh._others_running()
+
+
+def test_a_knsb_imported_list_names_coaches_by_number_and_one_added_later_replays_from_the_start():
+    coaches = CoachFactory.create_batch(2)
+    knsb = RatingSystem.objects.get(slug="knsb")
+    knsb.parameters = {**knsb.parameters, "initial_list": [[coaches[0].number, 1800, 40], [coaches[1].number, 1700, 40], [999999, 1600, 40]]}
+    knsb.save()
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
+    add_event(coaches, dt.date(2024, 6, 8), [[(0, 1, (0, 1))]])
+    run("knsb")
+    first = CalculationRow.objects.filter(system=knsb, coach=coaches[0]).order_by("played_at").first()
+    assert (first.r0, first.rc, first.counted) == (1800.0, 1700.0, True)  # rated from the imported list
+    CoachFactory(number=999999)  # the listed coach joins the record: the engine's configuration changes
+    finished = run("knsb", since=dt.date(2024, 6, 8))
+    assert finished.status == RunStatus.SUCCEEDED and finished.recomputed_from is None
+    assert "made with other parameters" in finished.log
+    assert verify_system(knsb, today=TODAY).count == 0

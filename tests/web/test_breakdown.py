@@ -147,3 +147,66 @@ def test_global_glicko_names_a_left_out_race_in_the_spec_words(client, league):
     assert '<li id="fn-1" value="1">race excluded from global ranking</li>' in html
     # per race, the same reason keeps the general words
     assert "race excluded from this ranking" not in html
+
+
+@pytest.fixture
+def rated_knsb():
+    """Five coaches on an imported KNSB list (Nv 40, k = 216/√40 = 34.1526); Anna, rated 1800,
+    loses all four games of June, two at each of two events."""
+    import datetime as dt
+
+    from ratings.models import RatingSystem
+    from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+    from tests.web.conftest import recalculate_all
+
+    ratings = {401: 1800, 402: 1700, 403: 1850, 404: 1900, 405: 1750}
+    coaches = {number: CoachFactory(number=number, name=f"Coach {number}") for number in ratings}
+    knsb = RatingSystem.objects.get(slug="knsb")
+    knsb.parameters = {**knsb.parameters, "initial_list": [[number, rating, 40] for number, rating in ratings.items()]}  # federation numbers
+    knsb.save()
+    events = {
+        "open": EventFactory(name="June Open", start_date=dt.date(2024, 6, 8)),
+        "cup": EventFactory(name="June Cup", start_date=dt.date(2024, 6, 22)),
+    }
+    for number, (event, opponent, score) in enumerate(
+        [("open", 402, (0, 1)), ("open", 403, (0, 2)), ("cup", 404, (0, 1)), ("cup", 405, (1, 2))], start=1,
+    ):
+        day = events[event].start_date
+        play(RoundFactory(event=events[event], number=number, date=day), coaches[401], coaches[opponent], score,
+             at=dt.datetime.combine(day, dt.time(9 + number), tzinfo=dt.timezone.utc))
+    recalculate_all(dt.date(2024, 7, 15))
+    return events
+
+
+def test_knsb_list_period_has_one_block_per_event_and_the_extra_remise(client, rated_knsb):
+    response = client.get("/coaches/401/breakdown/knsb/?variant=blood-bowl-2020&period=2024-07-01")
+    assert response.status_code == 200
+    _, rows = game_rows(response)
+    assert [cls for cls, _ in rows] == ["period", "counted", "counted", "period", "counted", "counted", "extra-remise"]
+    # June Open: v 1700 and 1850, both lost: We Φ(100/σ) + Φ(−50/σ) = 0.636831 + 0.430540
+    assert rows[0][1] == ["June Open", "2024-06-08", "", "", "1775", "0.0", "1.067", "-1.067", "", "-36.45", "0.234"]
+    assert rows[1][1][:2] == ["402", "Coach 402"] and rows[2][1][:2] == ["403", "Coach 403"]
+    # June Cup: v 1900 and 1750: 0.363169 + 0.569460
+    assert rows[3][1] == ["June Cup", "2024-06-22", "", "", "1825", "0.0", "0.933", "-0.933", "", "-31.85", "0.174"]
+    # 0 %: a fictitious draw against oneself at Rl, which only the LPR equation sees (Wxt − ΣWx)
+    assert rows[6][1] == ["", "Extra remise*", "", "", "", "1800", "1800", "0.5", "0.500", "+0.000", "", "+0.00", "0.094"]
+    block = table(response, "new rating")
+    figures = dict(zip(block["header"], block["rows"][0][1]))
+    assert (figures["Rl"], figures["Rn"], figures["LPR"], figures["Nt"], figures["Wet"], figures["Rtt"], figures["Wxt"]) == (
+        "1800", "1732", "1423", "4", "2.000", "-68.31", "0.501",
+    )
+    assert "Wxt is 0.5 above Wt" in response.content.decode()
+
+
+def test_a_knsb_start_rating_leaves_we_w_minus_we_and_rt_empty(client, league):
+    # Anna's start rating on the list of 1 July rests on eight depot games of three events
+    response = client.get("/coaches/101/breakdown/knsb/?variant=blood-bowl-2020&period=2024-07-01")
+    _, rows = game_rows(response)
+    blocks = [cells for cls, cells in rows if cls == "period"]
+    assert [cells[0] for cells in blocks] == ["Dutch Open", "Utrecht Cup", "Summer League"]
+    assert all(cells[6:10] == ["", "", "", ""] for cells in blocks)  # no We, W−We, k or Rt: there is no R0
+    depot = [cells for cls, cells in rows if cls == "depot"]
+    assert len(depot) == 8 and all(cells[8:12] == ["", "", "", ""] for cells in depot)
+    block = table(response, "new rating")
+    figures = dict(zip(block["header"], block["rows"][0][1]))
+    assert (figures["Nt"], figures["Wet"], figures["Rtt"]) == ("8", "", "")
