@@ -257,7 +257,9 @@ def months_before(on: dt.date, months: int) -> dt.date:
 def apply_chunk(
     board: Board, rows: list[CalculationRow], summaries: list[PeriodSummary], ratings: dict | None = None,
 ) -> dict:
-    """Fold a chunk's summaries and counted games into the board; returns (games counted, played) per key.
+    """Fold a chunk's summaries and counted games into the board; returns (games counted, played) per key:
+    the chunk's rows, but for a start rating from a depot the games it rests on and every game
+    played since the oldest of them.
 
     `ratings` (key -> value), where the engine keeps one, is every key's rating after its last game:
     an event's summary holds the rating after the key's last game *in that event*, and events overlap.
@@ -284,6 +286,9 @@ def apply_chunk(
         if day > tally[3]:
             tally[3] = day
     board.count_games(tallies)
+    for s in summaries:
+        if s.is_start and s.rl is None:  # a KNSB start rating: Nt and Gt of its depot (seed 004)
+            played[(s.coach, s.race, s.variant)] = (s.nt, s.games_played)
     return played
 
 

@@ -245,7 +245,7 @@ class ListEntryTable(FastRowsTable):
     class Meta(FastRowsTable.Meta):
         empty_text = "None on this list."
 
-    def __init__(self, *args, system, caption: str = "", **kwargs):
+    def __init__(self, *args, system, caption: str = "", starters: bool = False, **kwargs):
         exclude = list(kwargs.pop("exclude", ()))
         if not system.per_race:
             exclude.append("race")
@@ -253,6 +253,9 @@ class ListEntryTable(FastRowsTable):
         self.system = system
         self.places = rating_places(system.method)
         self.caption = caption
+        if starters and system.method == "knsb":  # seed 004's columns of a start rating
+            self.columns["games_counted"].column.verbose_name = "Nt"
+            self.columns["games_played"].column.verbose_name = "Gt"
 
     cell_coach = RankingTable.cell_coach
     cell_number = RankingTable.cell_number

@@ -281,8 +281,12 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
             error = f"There is no variant “{slug}”: showing every variant."
     label = f"{system.name}, list of {rating_list.date:%Y-%m-%d}" + (f", {variant}" if variant else "")
     starters = ListEntryTable(
-        pages.list_starters(rating_list, variant), system=system, prefix="starters-", exclude=["change"],
-        caption=f"Starters: new ratings on the {label}, with games counted and played this month",
+        pages.list_starters(rating_list, variant), system=system, prefix="starters-", exclude=["change"], starters=True,
+        caption=f"Starters: new ratings on the {label}, " + (
+            "with Nt, the games counted for the start rating, and Gt, every game played in the variant "
+            "(counted or not) from the month of the oldest of them"
+            if system.method == Method.KNSB else "with the games counted and played since the previous list"
+        ),
     )
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(starters)
     risers = ListEntryTable(

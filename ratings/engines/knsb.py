@@ -611,7 +611,6 @@ class _Period:
     counted: list = field(default_factory=list)  # flat: kid, rc, w, we, rt per counted row
     keys: list = field(default_factory=list)  # entries of rated keys with games, by kid
     extra_played: dict = field(default_factory=dict)  # kid -> uncounted games
-    unrated_played: dict = field(default_factory=dict)  # (table key, coach) -> games
     depot_touched: dict = field(default_factory=dict)  # (table key, coach) -> None, in order
     deposit_rows: dict = field(default_factory=dict)  # (game_id, side) -> its depot row
 
@@ -627,6 +626,9 @@ class KnsbState:
     depot: dict = field(default_factory=dict)  # ((race or None, variant), coach) -> [depot game]
     expiry: dict = field(default_factory=dict)  # list month -> [((race, variant), coach)] to check
     birth_years: dict = field(default_factory=dict)  # coach -> year
+    # every game of a key still unrated, counted or not: (table key, coach) -> {month played: games},
+    # for the Gt of its start rating (seed 004: every game from the month of the oldest one used)
+    unrated_games: dict = field(default_factory=dict)
     stamp: int = 0
     period: _Period = field(default_factory=_Period)
 
@@ -911,7 +913,7 @@ class _Run:
             else:
                 r0 = None
                 key = ((key_race, variant), coach)
-                p.unrated_played[key] = p.unrated_played.get(key, 0) + 1
+                self._played_unrated(key, month)
                 if other is None and not boot:
                     why, rc = Reason.OPPONENT_UNRATED, None
                 else:
@@ -1039,14 +1041,24 @@ class _Run:
                 kid = self._kid(entry)
                 p.extra_played[kid] = p.extra_played.get(kid, 0) + 1
             else:
-                key = (tk, coach)
-                p.unrated_played[key] = p.unrated_played.get(key, 0) + 1
+                self._played_unrated((tk, coach), month)
             r = row(game_id, side, coach, race if per_race else None, variant, opponent,
                     opponent_race, played_at, label, w, False, why, r0, rc, None, None, None,
                     None, list_day, depot_day)
             p.rows.append(r)
             if depot_day is not None:
                 p.deposit_rows[(game_id, side)] = r
+
+    def _played_unrated(self, key: tuple, month: int) -> None:
+        """Count a game of a key without a rating (month: when it was played)."""
+        months = self.s.unrated_games.get(key)
+        if months is None:
+            months = self.s.unrated_games[key] = {}
+        months[month] = months.get(month, 0) + 1
+        if len(months) > self.c.depot_months + 1:  # older months can hold no depot game a start rating uses
+            oldest = month - self.c.depot_months
+            for old in [m for m in months if m < oldest]:
+                del months[old]
 
     def _deposit(self, g, side, key, rc, w, in_force: int, month: int) -> float:
         """Put one side of a game into the key's depot; returns the Rc it was put in with."""
@@ -1196,10 +1208,14 @@ class _Run:
             rs = t.lpr[j]
             nv = min(c.nv_cap, len(games))
             race, variant = tk
+            # Nt: the games the start rating rests on; Gt: every game of the key since the month
+            # of the oldest of them, counted or not
+            oldest = min(d[_D_PLAYED] for d in games)
+            played = s.unrated_games.pop((tk, coach), {})
+            gt = sum(n for m, n in played.items() if m >= oldest)
             self.summaries.append(PeriodSummary(
-                coach, race, variant, label, day, None, rs, len(games),
-                p.unrated_played.get((tk, coach), 0), t.wt[j], 0.0, 0.0, t.rct[j], t.wxt[j], rs,
-                LIMIT_NONE, nv, is_start=True))
+                coach, race, variant, label, day, None, rs, len(games), gt, t.wt[j], 0.0, 0.0,
+                t.rct[j], t.wxt[j], rs, LIMIT_NONE, nv, is_start=True))
             self._new_entry(tk, coach, rs, nv, month)
             del s.depot[(tk, coach)]
 

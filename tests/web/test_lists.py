@@ -36,8 +36,13 @@ def test_knsb_starters_with_games_counted_and_played(client, league):
         [s.coach.name, str(s.coach.number), "Blood Bowl 2020", f"{s.value:.0f}", str(s.games_counted), str(s.games_played)]
         for s in starters
     ]
+    assert found["header"][-2:] == ["Nt", "Gt"]
+    assert "Nt, the games counted for the start rating, and Gt, every game played" in found["caption"]
     anna = next(s for s in starters if s.coach.name == "Anna Jansen")
-    assert (anna.games_counted, anna.games_played) == (8, 8)  # the eight depot games the start rating rests on
+    # Nt: the eight depot games of March to June the start rating rests on (Dutch Open 2, Utrecht
+    # Cup 1, Summer League 5); Gt: every game she played since March, counted or not: those, the
+    # forfeit at the Utrecht Cup and the unsanctioned Garage Bash in May
+    assert (anna.games_counted, anna.games_played) == (8, 10)
 
 
 def test_risers_and_fallers_since_the_previous_list(client, league):
