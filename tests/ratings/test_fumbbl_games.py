@@ -1,10 +1,14 @@
 """The real FUMBBL games through the import and the recalculation (../shared/data/naf/README.md)."""
 import csv
 import datetime as dt
+import io
 
 import pytest
+from django.core.management import call_command
 
 from ratings import services
+from ratings.engines import naf_elo
+from ratings.formatting import fixed
 from ratings.models import CalculationRow, CurrentRating, RatingSystem, RunStatus, Trigger
 from ratings.verification import verify_system
 from tournaments.importers.fumbbl import import_matches
@@ -51,3 +55,15 @@ def test_the_full_import_recalculates_in_every_system_and_verifies(naf_data):
     assert not open_play.filter(counted=True).exists()
     assert set(open_play.values_list("reason", flat=True)) == {"event_not_sanctioned"}
     assert CurrentRating.objects.filter(system__slug="elo").exists()
+    # Every key's exported rating is its rating after its last counted game, whatever the event
+    # (37 keys of coaches in two overlapping events were stale before).
+    after_last = {}
+    rows = CalculationRow.objects.filter(system__slug="elo", counted=True).order_by("played_at", "game_id")
+    for number, race, variant, r0, rt in rows.values_list("coach__number", "race__name", "variant__name", "r0", "rt"):
+        after_last[(str(number), race, variant)] = naf_elo.rating_after(r0, rt)
+    out = io.StringIO()
+    call_command("export_ratings", system="elo", stdout=out)
+    exported = {(r["coach_number"], r["race"], r["variant"]): r["rating"] for r in csv.DictReader(io.StringIO(out.getvalue()))}
+    assert len(exported) == len(after_last) == 3_028
+    assert exported == {key: fixed(value) for key, value in after_last.items()}
+    assert exported[("2885", "Dwarf", "Blood Bowl 2020")] == "139.60"
