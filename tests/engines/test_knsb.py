@@ -198,7 +198,8 @@ def test_sixth_game_later_makes_the_start_rating_with_depot_dates():
     assert [(r.counted, r.depot_date) for r in june] == \
         [(True, APRIL_LIST)] * 5 + [(True, date(2024, 6, 1))]
     mine = summary_of(summaries, 1)
-    assert (mine.is_start, mine.nt, mine.games_played, mine.period) == (True, 6, 1, "2024-06-01")
+    # Nt: the six depot games; Gt: every game since March, the month of the oldest (seed 004)
+    assert (mine.is_start, mine.nt, mine.games_played, mine.period) == (True, 6, 6, "2024-06-01")
     assert state.rating(1, V) == (mine.rn, 6)
 
 
