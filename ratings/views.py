@@ -19,7 +19,8 @@ from django_tables2.export import TableExport
 
 from ratings import charts, pages
 from ratings.engines.glicko import GlickoConfig
-from ratings.filters import BreakdownForm, CalculatorForm, RankingFilter
+from ratings.calculator_forms import CalculatorForm
+from ratings.filters import BreakdownForm, RankingFilter
 from ratings.formatting import rating_places
 from ratings.models import Method, RatingList, RatingSystem
 from ratings.tables import (
@@ -319,26 +320,29 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
 
 
 def calculator(request):
-    """Anyone's results under every method, with the breakdown table of each."""
-    form = CalculatorForm(request.GET or None)
+    """Anyone's results under every method, with the breakdown table of each. Every option starts as
+    the rating system is configured; what is entered applies to this calculation only."""
+    configured = pages.calculator_configs()
+    form = CalculatorForm(request.GET or None, configs={method: config for method, (_, config) in configured.items()})
     results = {}
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
-        configs = pages.calculator_configs()
-        if Method.NAF_ELO in configs:
-            system, config = configs[Method.NAF_ELO]
-            results["elo"] = (system, pages.calculate_elo(
-                config, rating=data["rating"], results=data["results"], coaches=data["coaches"], major=data["major"],
+        configs = data["configs"]
+        if Method.NAF_ELO in configured:
+            results["elo"] = (configured[Method.NAF_ELO][0], pages.calculate_elo(
+                configs[Method.NAF_ELO], rating=data["rating"], results=data["results"], coaches=data["coaches"],
+                major=data["major"],
             ))
-        if Method.GLICKO in configs:
-            system, config = configs[Method.GLICKO]
-            results["glicko"] = (system, pages.calculate_glicko(
-                config, mu=data["mu"], phi=data["phi"], sigma=data["sigma"], results=data["results"],
-                opponent_phi=data["opponent_phi"],
+        if Method.GLICKO in configured:
+            results["glicko"] = (configured[Method.GLICKO][0], pages.calculate_glicko(
+                configs[Method.GLICKO], mu=data["mu"], phi=data["phi"], sigma=data["sigma"], results=data["results"],
+                opponent_phi=data["opponent_phi"], idle_periods=data["idle_periods"], new_race=data["new_race"],
+                existing_races=data["existing_races"],
             ))
-        if Method.KNSB in configs:
-            system, config = configs[Method.KNSB]
-            results["knsb"] = (system, pages.calculate_knsb(config, rl=data["rating"], nv=data["nv"], results=data["results"]))
+        if Method.KNSB in configured:
+            results["knsb"] = (configured[Method.KNSB][0], pages.calculate_knsb(
+                configs[Method.KNSB], rl=data["rl"], nv=data["nv"], results=data["results"], junior=data["junior"],
+            ))
     status = 400 if form.is_bound and not form.is_valid() else 200
     return render(request, "ratings/calculator.html", {"form": form, "results": results}, status=status)
 

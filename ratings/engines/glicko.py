@@ -800,3 +800,18 @@ def _run(games: list[GameRecord], config: GlickoConfig, state: GlickoState) -> G
 
     state.last_played = (last_t, last_id)
     return GlickoResult(state, rows, summaries)
+
+
+# --- one game of a period, as a breakdown shows it -------------------------------------------------
+
+
+def expected_score(mu: float, opponent: GlickoRating) -> float:
+    """Glickman's E: the expected score of a player at `mu` against `opponent` (rating scale)."""
+    return 1.0 / (1.0 + math.exp(-g_factor(opponent.phi) * (mu - opponent.mu) / SCALE))
+
+
+def game_change(mu: float, phi_after: float, opponent: GlickoRating, score: float) -> float:
+    """One game's share of the period's change in mu, φ'²·g·(s − E), on the rating scale (the
+    shares of a period's games add up to mu' − mu)."""
+    share = (phi_after / SCALE) ** 2 * SCALE
+    return share * g_factor(opponent.phi) * (score - expected_score(mu, opponent))
