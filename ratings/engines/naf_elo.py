@@ -127,7 +127,8 @@ class EloConfig:
 class EventTally:
     """Running totals of one event while it may still receive games.
 
-    `totals` maps a rating key to [rl, rn, nt, games_played, wt, wet, rtt, sum of Rc, is_start].
+    `totals` maps a rating key to [rl, rn, nt, games_played, wt, wet, rtt, sum of Rc, is_start,
+    the day of its last counted game here].
     """
 
     label: str
@@ -166,10 +167,11 @@ def _summaries(tally: EventTally) -> list[PeriodSummary]:
         return []
     keys, totals = zip(*rated)
     coaches, races, variants = zip(*keys)
-    rl, rn, nt, played, wt, wet, rtt, rc_sum, is_start = zip(*totals)
+    rl, rn, nt, played, wt, wet, rtt, rc_sum, is_start, last = zip(*totals)
+    # in force from the key's last game here: events overlap, so a later event can end first
     return build_many(PeriodSummary, {
         "coach": coaches, "race": races, "variant": variants, "period": repeat(tally.label),
-        "effective": repeat(tally.end), "rl": rl, "rn": rn, "nt": nt, "games_played": played,
+        "effective": last, "rl": rl, "rn": rn, "nt": nt, "games_played": played,
         "wt": wt, "wet": wet, "rtt": rtt, "rct": map(truediv, rc_sum, nt), "is_start": is_start,
     })
 
@@ -306,7 +308,7 @@ def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResu
             for key in sides:
                 acc = totals.get(key)
                 if acc is None:
-                    totals[key] = [None, None, 0, 1, 0.0, 0.0, 0.0, 0.0, False]
+                    totals[key] = [None, None, 0, 1, 0.0, 0.0, 0.0, 0.0, False, None]
                 else:
                     acc[3] += 1
             continue
@@ -346,7 +348,7 @@ def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResu
 
         acc = totals.get(home_key)
         if acc is None:
-            totals[home_key] = [r_home, n_home, 1, 1, score, p_home, rt_home, r_away, home_new]
+            totals[home_key] = [r_home, n_home, 1, 1, score, p_home, rt_home, r_away, home_new, day]
         else:
             if not acc[2]:
                 acc[0] = r_home
@@ -358,9 +360,10 @@ def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResu
             acc[5] += p_home
             acc[6] += rt_home
             acc[7] += r_away
+            acc[9] = day
         acc = totals.get(away_key)
         if acc is None:
-            totals[away_key] = [r_away, n_away, 1, 1, away_score, p_away, rt_away, r_home, away_new]
+            totals[away_key] = [r_away, n_away, 1, 1, away_score, p_away, rt_away, r_home, away_new, day]
         else:
             if not acc[2]:
                 acc[0] = r_away
@@ -372,6 +375,7 @@ def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResu
             acc[5] += p_away
             acc[6] += rt_away
             acc[7] += r_home
+            acc[9] = day
 
     state.last_played = (last_t, last_id)
     for tally in open_events.values():

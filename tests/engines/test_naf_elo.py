@@ -129,9 +129,15 @@ def test_event_summary_holds_rating_before_and_after_and_totals():
     assert summary.rct == pytest.approx((150.0 + 150.0) / 2)
 
 
-def test_summary_effective_is_the_event_end():
-    result = run_history([game(1, 1, 2, 1.0, event_end=date(2022, 3, 6))], EloConfig())
-    assert {s.effective for s in result.summaries} == {date(2022, 3, 6)}
+def test_a_summary_is_in_force_from_the_keys_last_game_of_the_event():
+    # events overlap: an event ending later can hold a key's earlier games, so its summary's
+    # rating is in force from the key's last game there, not from the event's end
+    games = [game(1, 1, 2, 1.0, event_end=date(2022, 3, 6)),
+             game(2, 1, 3, 0.0, event_end=date(2022, 3, 6), day=DAY + timedelta(days=1))]
+    result = run_history(games, EloConfig())
+    assert {s.coach: s.effective for s in result.summaries} == {
+        1: date(2022, 3, 6), 2: date(2022, 3, 5), 3: date(2022, 3, 6),
+    }
 
 
 def test_state_keeps_the_rounded_rating_and_rows_the_unrounded_change():

@@ -83,3 +83,12 @@ def test_the_breakdown_event_block_adds_up(client, overlapping):
 def test_a_fresh_recalculation_agrees_with_the_store(overlapping):
     diffs = verify_system(RatingSystem.objects.get(slug="elo"), today=dt.date(2024, 5, 15))
     assert (diffs.count, diffs.first) == (0, [])
+
+
+def test_the_coach_page_history_ends_at_the_published_rating(client, overlapping):
+    history = table(client.get("/coaches/201/?system=elo"), "rating after each event")
+    # each event's rating is in force from Anna's last game there (the league's ends on 28 March)
+    assert [(cells[0], cells[3], cells[5]) for _, cells in history["rows"]] == [
+        ("2024-03-20", f"event:{overlapping['league'].pk}", "149.96"),
+        ("2024-03-24", f"event:{overlapping['open'].pk}", "151.69"),
+    ]
