@@ -714,6 +714,8 @@ def _run(games: list[GameRecord], config: GlickoConfig, state: GlickoState) -> G
         t = g.played_at
         game_id = g.game_id
         if t <= last_t and (t < last_t or game_id <= last_id):
+            if t == last_t and game_id == last_id:
+                raise ValueError(f"game {game_id} was given twice (or is already in the state)")
             raise OutOfOrder
         last_t = t
         last_id = game_id

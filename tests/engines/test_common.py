@@ -2,8 +2,11 @@
 import gc
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ratings.engines.common import (
     AWAY,
@@ -34,6 +37,25 @@ def test_round_half_away_rounds_a_negative_half_away_from_zero():
 
 def test_round_half_away_rounds_an_exact_binary_half_up_unlike_round():
     assert (round(0.125, 2), round_half_away(0.125, 2)) == (0.12, 0.13)
+
+
+@pytest.mark.parametrize("value, places, expected", [
+    (1.005, 2, 1.01),  # stored as 1.00499999999999989...
+    (154.465, 2, 154.47),
+    (2.675, 2, 2.68),  # round() gives 2.67
+    (-2.5, 0, -3.0),
+    (0.5, 0, 1.0),  # round() gives 0
+])
+def test_round_half_away_rounds_decimal_halves_away_from_zero(value, places, expected):
+    assert round_half_away(value, places) == expected
+
+
+@given(st.integers(min_value=-10**6, max_value=10**6), st.integers(min_value=0, max_value=3))
+def test_round_half_away_rounds_every_decimal_half_as_decimal_round_half_up(units, places):
+    # up to a million units of the last place: ratings to 0.01 up to 10 000
+    half = (Decimal(units) + Decimal("0.5")).scaleb(-places)  # e.g. 100, 2 -> 1.005
+    expected = half.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    assert round_half_away(float(half), places) == float(expected)
 
 
 def test_check_fields_names_the_unknown_parameter():

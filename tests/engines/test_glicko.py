@@ -165,6 +165,57 @@ def test_month_period_is_rated_when_a_game_of_a_later_month_arrives():
     assert list(result.state.open_periods) == ["2022-02"]
 
 
+def at(game_id, home, away, home_score, played_at):
+    """A game at exactly `played_at` (the `game` helper adds game_id minutes)."""
+    return GameRecord(game_id=game_id, played_at=played_at, event_id=1, variant=V, home=home,
+                      home_race="orc", away=away, away_race="orc", home_score=home_score)
+
+
+def test_games_on_the_first_and_the_last_day_of_a_month_are_one_period():
+    games = [at(1, 1, 2, 1.0, datetime(2022, 1, 1, 0, 0)),
+             at(2, 1, 2, 0.5, datetime(2022, 1, 31, 23, 59)),
+             at(3, 1, 2, 0.0, datetime(2022, 2, 1, 0, 0))]
+    result = run_history(games, MONTHLY)
+    # January is rated once, both games against the start-of-period ratings
+    assert [(r.game_id, r.period, r.r0, r.rc) for r in result.rows] == \
+        [(1, "2022-01", 1500, 1500)] * 2 + [(2, "2022-01", 1500, 1500)] * 2
+    assert [(s.coach, s.period, s.nt, s.mu_before, s.effective) for s in result.summaries] == \
+        [(1, "2022-01", 2, 1500, date(2022, 2, 1)), (2, "2022-01", 2, 1500, date(2022, 2, 1))]
+    expected = rate(GlickoRating(), [(GlickoRating(), 1.0), (GlickoRating(), 0.5)])
+    first = result.summaries[0]
+    assert (first.mu, first.phi) == pytest.approx((expected.mu, expected.phi), rel=1e-9)
+    # the game at midnight on 1 February opens February
+    assert list(result.state.open_periods) == ["2022-02"]
+    assert result.state.periods_closed == 1
+
+
+@st.composite
+def one_month(draw):
+    """Games at any minute of one calendar month, its first and last minute likely."""
+    year, month = draw(st.integers(2000, 2030)), draw(st.integers(1, 12))
+    start = datetime(year, month, 1)
+    last = (datetime(year + month // 12, month % 12 + 1, 1) - start).days * 24 * 60 - 1
+    minutes = st.one_of(st.just(0), st.just(last), st.integers(0, last))
+    games = []
+    for game_id in range(1, draw(st.integers(1, 8)) + 1):
+        home, away = draw(st.permutations([1, 2, 3]))[:2]
+        games.append(at(game_id, home, away, draw(st.sampled_from([0.0, 0.5, 1.0])),
+                        start + timedelta(minutes=draw(minutes))))
+    return f"{year:04d}-{month:02d}", games
+
+
+@settings(max_examples=80, deadline=None)
+@given(one_month())
+def test_every_game_of_a_calendar_month_is_rated_in_one_period(month):
+    label, games = month
+    result = close_periods(run_history(games, MONTHLY).state, MONTHLY, date.max)
+    assert {(r.period, r.r0, r.rc) for r in result.rows} == {(label, 1500, 1500)}
+    played = {c: sum(c in (g.home, g.away) for g in games) for c in (1, 2, 3)}
+    assert sorted((s.coach, s.nt) for s in result.summaries) == \
+        sorted((c, n) for c, n in played.items() if n)
+    assert result.state.periods_closed == 1
+
+
 def test_close_periods_rates_only_periods_that_ended_before_the_date():
     state = run_history([game(1, 1, 2, 1.0)], MONTHLY).state
     assert close_periods(state, MONTHLY, date(2022, 1, 31)).rows == []
@@ -266,6 +317,26 @@ def test_resume_rejects_a_game_before_the_state():
     state = run_history([game(5, 1, 2, 1.0)], MONTHLY).state
     with pytest.raises(ValueError, match="recalculate from an earlier state"):
         run_history([game(1, 1, 2, 1.0)], MONTHLY, state)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_the_same_game_twice_in_one_call_is_refused(in_place):
+    twice = game(7, 1, 2, 1.0)
+    with pytest.raises(ValueError, match="game 7 was given twice"):
+        run_history([twice, game(8, 1, 3, 1.0), twice], MONTHLY, in_place=in_place)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("already", ["last", "earlier"])
+def test_a_game_already_in_the_state_is_refused(already, in_place):
+    first, last = game(7, 1, 2, 1.0), game(8, 1, 3, 1.0)
+    state = run_history([first, last], MONTHLY).state
+    again = last if already == "last" else first
+    before = pickle.dumps(state)
+    expected = "game 8 was given twice" if already == "last" else "recalculate from an earlier state"
+    with pytest.raises(ValueError, match=expected):
+        run_history([again], MONTHLY, state, in_place=in_place)
+    assert pickle.dumps(state) == before
 
 
 def test_state_survives_pickling():

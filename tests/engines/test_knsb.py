@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
+from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason, round_half_away
 from ratings.engines.knsb import (
     SIGMA,
     KnsbConfig,
@@ -201,6 +201,26 @@ def test_sixth_game_later_makes_the_start_rating_with_depot_dates():
     # Nt: the six depot games; Gt: every game since March, the month of the oldest (seed 004)
     assert (mine.is_start, mine.nt, mine.games_played, mine.period) == (True, 6, 6, "2024-06-01")
     assert state.rating(1, V) == (mine.rn, 6)
+
+
+def test_a_starters_gt_counts_every_game_since_the_oldest_depot_game_counted_or_not():
+    # seed 004: Nt the games the start rating rests on, Gt every game of the coach in the variant
+    # from the month of the oldest of them: here a forfeit, an unsanctioned game, a bye and an
+    # unranked race beside the six depot games of March to May
+    config = imported(*[(c, 1600, 100) for c in range(2, 9)])
+    april, may = datetime(2024, 4, 6), datetime(2024, 5, 4)
+    games = (
+        [game(90, 1, 8, 1.0, when=datetime(2024, 2, 3), sanctioned=False)]  # before the oldest depot game
+        + series(1, range(2, 5), [1, 0, 1])
+        + [game(10, 1, 5, 0.0, when=april, kind=FORFEIT), game(11, 1, 6, 1.0, when=april, hours=1, sanctioned=False),
+           game(12, 1, None, 1.0, when=april, hours=2, kind=BYE)]
+        + series(1, range(5, 8), [0.5, 1, 0], when=may, first_id=20)
+        + [game(30, 1, 8, 1.0, when=may, hours=5, away_race_ranked=False)]
+    )
+    rows, summaries, state = rated_to(config, games, date(2024, 6, 1))
+    mine = summary_of(summaries, 1)
+    assert (mine.is_start, mine.period, mine.nt) == (True, "2024-06-01", 6)
+    assert mine.games_played == 6 + 4  # March to May: the depot games and the four that did not count
 
 
 def test_depot_games_older_than_24_months_expire():
@@ -578,3 +598,171 @@ def test_history_rows_agree_with_their_summaries(games):
         if not s.is_start and s.nt:
             assert s.rtt == pytest.approx(sum(r.rt for r in mine), abs=1e-9)
             assert min(s.rl, s.lpr) <= s.rn <= max(s.rl, s.lpr)
+
+
+# --- both sides of a game between coaches rated from their depots (the fast loop) -----------
+# Coaches rated from the imported list take the general path; coaches rated from their own
+# depot games, playing each other in the month after their start rating, take the fast loop.
+
+FEBRUARY = datetime(2024, 2, 10)
+
+
+def _bootstrap_month(scores, *, pairs=((1, 2),) * 6, when=datetime(2024, 1, 10)):
+    """January games between unrated coaches: each gets a start rating on the 1 February list."""
+    return [game(100 + i, home, away, score, when=when, hours=i)
+            for i, ((home, away), score) in enumerate(zip(pairs, scores))]
+
+
+def _assert_rows_follow_the_formula(rows, *, table=False):
+    for r in rows:
+        assert r.we == pytest.approx(expected_score(r.r0 - r.rc, table=table), abs=1e-15), r
+        assert r.rt == pytest.approx(r.k * (r.w - r.we), abs=1e-12), r
+
+
+def _games_taken_by_the_general_path(monkeypatch) -> list:
+    """The ids of the games the engine hands to its general (slow) path, as they arrive."""
+    from ratings.engines import knsb
+
+    taken = []
+    for name in ("slow", "unrated"):
+        def spy(self, g, *args, _original=getattr(knsb._Run, name)):
+            taken.append(g.game_id)
+            return _original(self, g, *args)
+
+        monkeypatch.setattr(knsb._Run, name, spy)
+    return taken
+
+
+def test_fast_loop_gives_each_side_its_own_expected_score(monkeypatch):
+    config = KnsbConfig()
+    feb = [game(1, 1, 2, 0.5, when=FEBRUARY), game(2, 2, 1, 1.0, when=FEBRUARY, hours=3)]
+    general = _games_taken_by_the_general_path(monkeypatch)
+    rows, summaries, state = rated_to(config, _bootstrap_month([1, 1, 1, 1, 0.5, 0]) + feb,
+                                      date(2024, 3, 1))
+    assert not {1, 2} & set(general)  # both February games went through the fast loop
+    march = [r for r in rows if r.period == "2024-03-01"]
+    # coach 1 starts at 1693, coach 2 at 1307 (4½ of 6 against the bootstrap 1500), k 88.1816
+    assert [(r.game_id, r.side, r.coach, r.r0, r.rc, round(r.we, 6)) for r in march] == [
+        (1, HOME, 1, 1693, 1307, 0.911652), (1, AWAY, 2, 1307, 1693, 0.088348),
+        (2, HOME, 2, 1307, 1693, 0.088348), (2, AWAY, 1, 1693, 1307, 0.911652),
+    ]
+    _assert_rows_follow_the_formula(march)
+    for coach in (1, 2):
+        mine = [r for r in march if r.coach == coach]
+        expected = rate_period(mine[0].r0, 6, [(None, r.rc, r.w) for r in mine])
+        summary = next(s for s in summaries if s.coach == coach and s.period == "2024-03-01")
+        assert (summary.rtt, summary.wet, summary.lpr, summary.rn, summary.limitation) == \
+            (expected.rtt, expected.wet, expected.lpr, expected.rn, expected.limitation)
+    assert (state.rating(1, V), state.rating(2, V)) == ((1576, 8), (1424, 8))
+
+
+def _fast_and_general(january_scores, february, we_table):
+    """The February list twice: coaches rated from depots (fast loop), and the same ratings
+    imported (general path). Returns both (rows, summaries)."""
+    config = KnsbConfig(depot_min_games=1, we_table=we_table)
+    pairs = [(1, 2), (3, 4), (1, 3), (2, 4), (1, 4), (2, 3)]
+    first = run_history(_bootstrap_month(january_scores, pairs=pairs), config)
+    after_january = close_periods(first.state, config, date(2024, 2, 1)).state
+    fast = run_history(february, config, after_january)
+    fast = close_periods(fast.state, config, date(2024, 3, 1))
+    imported_config = KnsbConfig(
+        depot_min_games=1, we_table=we_table,
+        initial_list=tuple((c, *after_january.rating(c, V)) for c in (1, 2, 3, 4)))
+    general = rated_to(imported_config, february, date(2024, 3, 1))
+    return (fast.rows, fast.summaries), general[:2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(scores, min_size=6, max_size=6),
+       st.lists(st.tuples(st.permutations([1, 2, 3, 4]), scores), min_size=1, max_size=12),
+       st.booleans())
+def test_fast_loop_rows_equal_the_general_paths_and_the_formula(january, february, we_table):
+    games = [game(i + 1, order[0], order[1], w, when=FEBRUARY, hours=i)
+             for i, (order, w) in enumerate(february)]
+    (fast_rows, fast_summaries), (rows, summaries) = _fast_and_general(january, games, we_table)
+    assert fast_rows == rows
+    assert fast_summaries == summaries
+    assert all(r.counted for r in rows) and len(rows) == 2 * len(games)
+    _assert_rows_follow_the_formula(fast_rows, table=we_table)
+
+
+# --- the limits when the rating falls --------------------------------------------------------
+
+def test_lpr_limitation_stops_a_fall_at_the_lpr():
+    games = [(None, 1800, 1)] * 4 + [(None, 1800, 0.5)] + [(None, 1800, 0)] * 5
+    result = rate_period(1800, 6, games)
+    # round(1800 − 44.0908) = 1756 would go below the LPR 1764
+    assert (round(result.rtt, 4), result.lpr, result.rn, result.limitation) == \
+        (-44.0908, 1764, 1764, "lpr")
+
+
+def test_rl_limitation_stops_a_fall_away_from_the_lpr_at_rl():
+    result = rate_period(1800, 100, [PeriodGame(1950, 1850, 0.5), PeriodGame(1800, 1850, 0.5)])
+    # round(1800 − 1.6843) = 1798 would move down, away from the LPR 1850
+    assert (round(result.rtt, 4), result.lpr, result.rn, result.limitation) == \
+        (-1.6843, 1850, 1800, "rl")
+
+
+def test_history_lpr_limitation_of_a_fall():
+    config = imported((1, 1800, 6), *[(c, 1800, 100) for c in range(2, 12)])
+    scores_ = [1] * 4 + [0.5] + [0] * 5
+    _, summaries, state = rated_to(config, series(1, range(2, 12), scores_), APRIL_LIST)
+    mine = summary_of(summaries, 1)
+    assert (round(mine.rtt, 4), mine.lpr, mine.rn, mine.limitation) == \
+        (-44.0908, 1764, 1764, "lpr")
+    assert state.rating(1, V) == (1764, 16)
+
+
+@given(ratings, st.lists(st.tuples(st.one_of(st.none(), ratings), ratings, scores),
+                         min_size=1, max_size=12),
+       st.integers(min_value=1, max_value=100))
+def test_limitation_names_the_bound_that_kept_the_rating(rl, games, nv):
+    result = rate_period(rl, nv, games)
+    raw = round_half_away(rl + result.rtt)
+    low, high = sorted((rl, result.lpr))
+    if low <= raw <= high:
+        expected = (raw, "none")
+    elif rl == result.lpr or (raw - rl) * (result.lpr - rl) > 0:
+        expected = (result.lpr, "lpr")  # past the LPR, on its side of Rl
+    else:
+        expected = (rl, "rl")  # away from the LPR
+    assert (result.rn, result.limitation) == expected
+
+
+# --- depot expiry inside a history -----------------------------------------------------------
+
+def test_start_rating_after_expiry_rests_on_the_younger_depot_games_only():
+    # the six younger games are the start-rating check (Rs 1631); the two old ones, losses
+    # against 1400, would pull it down
+    config = imported((2, 1500, 100), (3, 1600, 100), (4, 1700, 100), (5, 1400, 100),
+                      (6, 1550, 100), (7, 1650, 100))
+    games = [
+        game(1, 1, 5, 0.0, when=datetime(2020, 1, 10)),
+        game(2, 1, 5, 0.0, when=datetime(2020, 1, 20)),
+        game(3, 1, 2, 1.0, when=datetime(2020, 2, 10)),  # 24 months before the list: counts
+        game(4, 1, 3, 0.5, when=datetime(2021, 12, 5)),
+        game(5, 1, 4, 0.0, when=datetime(2021, 12, 6)),
+        game(6, 1, 5, 1.0, when=datetime(2022, 1, 5)),
+        game(7, 1, 6, 0.5, when=datetime(2022, 1, 6)),
+        game(8, 1, 7, 0.5, when=datetime(2022, 1, 7)),
+    ]
+    rows, summaries, state = rated_to(config, games, date(2022, 2, 1))
+    mine = [r for r in rows if r.coach == 1]
+    # five games in the depot at the 1 January list: it waits
+    assert [(r.game_id, r.counted, r.reason) for r in mine if r.period == "2022-01-01"] == \
+        [(4, False, Reason.IN_DEPOT), (5, False, Reason.IN_DEPOT)]
+    assert [(r.game_id, r.counted, r.reason, r.rc, r.depot_date)
+            for r in mine if r.period == "2022-02-01"] == [
+        (1, False, Reason.DEPOT_EXPIRED, 1400, date(2020, 2, 1)),
+        (2, False, Reason.DEPOT_EXPIRED, 1400, date(2020, 2, 1)),
+        (3, True, None, 1500, date(2020, 3, 1)),
+        (4, True, None, 1600, date(2022, 1, 1)),
+        (5, True, None, 1700, date(2022, 1, 1)),
+        (6, True, None, 1400, date(2022, 2, 1)),
+        (7, True, None, 1550, date(2022, 2, 1)),
+        (8, True, None, 1650, date(2022, 2, 1)),
+    ]
+    start = summary_of(summaries, 1)
+    assert (start.is_start, start.period, start.rn, start.lpr, start.nt, start.nv) == \
+        (True, "2022-02-01", 1631, 1631, 6, 6)
+    assert state.rating(1, V) == (1631, 6) and state.depot == {}

@@ -109,6 +109,27 @@ def test_run_history_reproduces_the_major_draw():
     assert (ratings[(1, "orc", V)], ratings[(2, "elf", V)]) == (178.25, 151.75)
 
 
+def test_config_caps_non_majors_at_32_coaches_by_default():
+    config = EloConfig()
+    result = run_history([game(1, 1, 2, 1.0, coaches=40)], config)
+    assert config.non_major_max == 32
+    assert [r.k for r in result.rows] == [2 * math.sqrt(32)] * 2
+    ratings = result.state.ratings
+    # 150 ± ½·2·√32 = 150 ± 5.656854
+    assert (ratings[(1, "orc", V)], ratings[(2, "elf", V)]) == (155.66, 144.34)
+
+
+@pytest.mark.parametrize("config, major, k", [
+    (EloConfig(), False, 2 * math.sqrt(32)),
+    (EloConfig(non_major_max=30), False, 2 * math.sqrt(30)),
+    (EloConfig(), True, 2 * math.sqrt(60)),
+    (EloConfig(non_major_max=30), True, 2 * math.sqrt(60)),
+], ids=["non-major-default-cap-32", "non-major-cap-30", "major-60", "major-whatever-the-cap"])
+def test_forty_coach_event_k_in_run_history(config, major, k):
+    result = run_history([game(1, 1, 2, 1.0, coaches=40, major=major)], config)
+    assert [r.k for r in result.rows] == [k, k]
+
+
 def test_round_k_option_in_run_history():
     result = run_history([game(1, 1, 2, 1.0, coaches=20)], EloConfig(round_k=True))
     assert [r.k for r in result.rows] == [9.0, 9.0]
@@ -216,6 +237,26 @@ def test_resume_rejects_a_game_before_the_state():
     state = run_history([game(2, 1, 2, 1.0, hour=13)], EloConfig()).state
     with pytest.raises(ValueError, match="recalculate from an earlier state"):
         run_history([game(1, 1, 2, 1.0, hour=10)], EloConfig(), state)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_the_same_game_twice_in_one_call_is_refused(in_place):
+    twice = game(7, 1, 2, 1.0)
+    with pytest.raises(ValueError, match="game 7 was given twice"):
+        run_history([twice, game(8, 1, 3, 1.0, hour=13), twice], EloConfig(), in_place=in_place)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("already", ["last", "earlier"])
+def test_a_game_already_in_the_state_is_refused(already, in_place):
+    first, last = game(7, 1, 2, 1.0, hour=10), game(8, 1, 3, 1.0, hour=13)
+    state = run_history([first, last], EloConfig()).state
+    again = last if already == "last" else first
+    before = pickle.dumps(state)
+    expected = "game 8 was given twice" if already == "last" else "recalculate from an earlier state"
+    with pytest.raises(ValueError, match=expected):
+        run_history([again], EloConfig(), state, in_place=in_place)
+    assert pickle.dumps(state) == before
 
 
 def test_state_survives_pickling():
