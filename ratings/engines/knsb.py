@@ -219,11 +219,13 @@ def _solve_lpr(kid: np.ndarray, rc: np.ndarray, target: np.ndarray, nkeys: int,
         return x
     mean = np.bincount(kid, rc, nkeys) / np.maximum(count, 1)
     z0 = np.interp(target / np.maximum(count, 1), _P_GRID, _Z_GRID)
-    order = np.argsort(kid, kind="stable")
-    starts = np.minimum(np.concatenate(([0], np.cumsum(count)[:-1])), max(rc.size - 1, 0))
-    sorted_rc = rc[order]
-    low = np.minimum.reduceat(sorted_rc, starts) if rc.size else np.zeros(nkeys)
-    high = np.maximum.reduceat(sorted_rc, starts) if rc.size else np.zeros(nkeys)
+    sorted_rc = rc[np.argsort(kid, kind="stable")]
+    # the weakest and strongest opponent of each key with terms: reduceat over the keys with
+    # terms only, whose starts rise strictly (a key without any would cut its neighbour's short)
+    starts = np.concatenate(([0], np.cumsum(count)[:-1]))[active]
+    low, high = np.zeros(nkeys), np.zeros(nkeys)
+    low[active] = np.minimum.reduceat(sorted_rc, starts)
+    high[active] = np.maximum.reduceat(sorted_rc, starts)
     # every term lies between the ones against the weakest and the strongest opponent; the
     # margin covers the grid step of the interpolated Φ⁻¹
     low += sigma * (z0 - 0.01)

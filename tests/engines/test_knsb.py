@@ -3,6 +3,7 @@ import math
 import pickle
 from datetime import date, datetime, timedelta
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -221,6 +222,37 @@ def test_a_starters_gt_counts_every_game_since_the_oldest_depot_game_counted_or_
     mine = summary_of(summaries, 1)
     assert (mine.is_start, mine.period, mine.nt) == (True, "2024-06-01", 6)
     assert mine.games_played == 6 + 4  # March to May: the depot games and the four that did not count
+
+
+def test_a_keys_lpr_does_not_depend_on_keys_without_games_numbered_after_it():
+    # the last key with games used to lose its last term from the search bracket when keys
+    # without counted games followed it: 1844.5 instead of 1971.5 here (found by verify_ratings)
+    from ratings.engines.knsb import _solve_lpr
+
+    kid, rc = [0, 0, 0], [1500.0, 1500.0, 1900.0]
+    alone = _solve_lpr(np.array(kid), np.array(rc), np.array([2.5]), 1, SIGMA)
+    followed = _solve_lpr(np.array(kid), np.array(rc), np.array([2.5, 0.0, 0.0]), 3, SIGMA)
+    assert followed[0] == pytest.approx(alone[0], abs=1e-6)
+    assert sum(expected_score(followed[0] - r) for r in rc) == pytest.approx(2.5, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.floats(1000, 2400), st.sampled_from([0.0, 0.5, 1.0])),
+                min_size=1, max_size=25), st.integers(0, 3))
+def test_every_lpr_solves_its_own_equation_whatever_the_other_keys(games, empty_after):
+    from ratings.engines.knsb import _settle
+
+    keys = sorted({k for k, _, _ in games})
+    number = {k: i for i, k in enumerate(keys)}
+    kid = np.array([number[k] for k, _, _ in games])
+    rc, w = np.array([r for _, r, _ in games]), np.array([s for _, _, s in games])
+    nkeys = len(keys) + empty_after
+    t = _settle(kid, rc, w, np.zeros(len(rc)), np.zeros(len(rc)), nkeys, SIGMA, rl=[1500.0] * nkeys)
+    for key in range(len(keys)):
+        mine = kid == key
+        extra = [1500.0] if t.extra[key] else []
+        total = sum(expected_score(t.lpr_exact[key] - r) for r in [*rc[mine], *extra])
+        assert total == pytest.approx(w[mine].sum() + 0.5 * len(extra), abs=1e-6)
 
 
 def test_depot_games_older_than_24_months_expire():
