@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django_countries import countries
 
+from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from tournaments.models import Coach, Event, EventStatus, Race, Variant
 
 
@@ -186,3 +187,12 @@ class BreakdownForm(forms.Form):
     variant = forms.ModelChoiceField(queryset=Variant.objects.order_by("name"), to_field_name="slug", required=False)
     period = forms.CharField(max_length=20, required=False)
 
+
+class RunFilter(django_filters.FilterSet):
+    system = django_filters.ModelChoiceFilter(queryset=RatingSystem.objects.all(), field_name="system")
+    status = django_filters.ChoiceFilter(choices=RunStatus.choices)
+    trigger = django_filters.ChoiceFilter(choices=Trigger.choices)
+
+    class Meta:
+        model = RecalculationRun
+        fields = []

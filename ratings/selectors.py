@@ -1,16 +1,24 @@
 """Reads for the ratings: the game stream the engines consume, and stored ratings for pages and exports."""
 import datetime as dt
+import pickle
+import zlib
 from bisect import bisect_left
 from dataclasses import dataclass
 from operator import attrgetter
 
+import lz4.frame
 from django.db import connection
+from django.db.models import Q
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from ratings.bulk import fetch_binary
+from ratings.configuration import engine_for, list_rules
 from ratings.engines.common import GameRecord, paused_gc
 from ratings.formatting import fixed, rating_places
-from tournaments.models import EventStatus
+from ratings.models import CurrentRating, EngineCheckpoint, RecalculationRun, RunStatus
+from ratings.replay import Ledger, replay
+from tournaments.models import Coach, EventStatus, Race, Variant
 
 # The games alone, in rating order: their events and races are a few thousand rows, joined in
 # Python from dictionaries (a join per row and a text slug per row cost more than the rest).
@@ -127,8 +135,6 @@ LZ4_MAGIC = b"\x04\x22\x4d\x18"
 
 
 def _checkpoints_at(system, day: dt.date):
-    from ratings.models import EngineCheckpoint
-
     return EngineCheckpoint.objects.filter(system=system, as_of__lte=day).order_by("-as_of")
 
 
@@ -140,13 +146,6 @@ def resume_date(system, day: dt.date | None) -> dt.date | None:
 def resume_point(system, day: dt.date | None):
     """(ledger, start) to replay `system` from: the latest checkpoint at or before `day`, or an
     empty ledger from the first game when there is none (or no day)."""
-    import pickle
-    import zlib
-
-    import lz4.frame
-
-    from ratings.replay import Ledger
-
     if day is None:
         return Ledger(), None
     checkpoints = _checkpoints_at(system, day).values_list("state", "as_of")[:1]
@@ -167,7 +166,6 @@ def resume_point(system, day: dt.date | None):
 class GameHistory:
     """The game stream read once for several runs (every system at once): from `start` on, as
     recorded at `read_at`."""
-
     start: dt.date | None
     games: list[GameRecord]
     read_at: dt.datetime
@@ -183,8 +181,6 @@ class GameHistory:
 
 def game_history(systems, since: dt.date | None) -> GameHistory:
     """The games every run of `systems` asked to start on `since` will replay."""
-    from django.utils import timezone
-
     read_at = timezone.now()  # before reading: a run that finishes after this may have seen newer games
     starts = [resume_date(system, since) for system in systems]
     start = None if None in starts or not starts else min(starts)
@@ -196,9 +192,6 @@ def game_history(systems, since: dt.date | None) -> GameHistory:
 def replay_as_of(system, on: dt.date):
     """The entries of every rated key of `system` as of `on` (every period ended before it),
     replayed in memory from the latest checkpoint at or before that date; writes nothing."""
-    from ratings.configuration import engine_for, list_rules
-    from ratings.replay import replay
-
     module, config = engine_for(system)
     ledger, start = resume_point(system, on)
     games = game_records(
@@ -218,9 +211,6 @@ EXPORT_HEADER = ["coach_number", "coach", "race", "variant", "rating", "mu", "ph
 
 def export_rows(system, *, on: dt.date | None = None, variant=None) -> list[list[str]]:
     """The CSV rows of a ranking (current, or as of `on`), best first, inactive keys unranked at the end."""
-    from ratings.models import CurrentRating
-    from tournaments.models import Coach, Race, Variant
-
     if on is None:
         ratings = CurrentRating.objects.filter(system=system)
         if variant is not None:
@@ -246,3 +236,12 @@ def export_rows(system, *, on: dt.date | None = None, variant=None) -> list[list
          fixed(sigma, 6), "" if rank is None else str(rank), str(games)]
         for number, name, race, variant_name, value, mu, phi, sigma, rank, games in data
     ]
+
+
+def run_covering(day: dt.date):
+    """The oldest queued or running recalculation whose replay covers `day` (None: no run does)."""
+    return (
+        RecalculationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
+        .filter(Q(from_date__isnull=True) | Q(from_date__lte=day))
+        .select_related("system").order_by("created_at").first()
+    )

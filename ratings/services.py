@@ -86,16 +86,24 @@ def recalculation_request(
 def recalculation_request_all(
     *, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None
 ) -> list[RecalculationRun]:
-    """One queued run for every active system (a change to the record affects them all), and a
-    rebuild of the statistics summaries, which count the same games."""
-    from stats.tasks import refresh_summaries
-
-    runs = [
+    """One queued run for every active system: a change to the record affects them all."""
+    return [
         recalculation_request(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by)
         for system in RatingSystem.objects.filter(active=True)
     ]
-    transaction.on_commit(refresh_summaries.delay)
-    return runs
+
+
+@transaction.atomic
+def recalculation_rerun(*, run: RecalculationRun, actor) -> RecalculationRun:
+    """Queue a new run of a recorded run's system from the same date (trigger "rerun")."""
+    rerun = recalculation_request(
+        system=run.system, trigger=Trigger.RERUN, since=run.from_date, reason=f"rerun of run {run.pk}", requested_by=actor
+    )
+    audit_record(
+        actor=actor, action="run.rerun", obj=run, after={"run": rerun.pk, "system": run.system.slug,
+                                                         "from_date": run.from_date.isoformat() if run.from_date else None},
+    )
+    return rerun
 
 
 def rating_system_update(*, system: RatingSystem, actor, **changes) -> RatingSystem:

@@ -3,8 +3,6 @@ import django_filters
 from django.db.models import Q
 from django_filters.widgets import DateRangeWidget
 
-from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
-
 from .models import AuditRecord, Event, EventStatus
 
 
@@ -40,14 +38,4 @@ class EventQueueFilter(django_filters.FilterSet):
 
     class Meta:
         model = Event
-        fields = []
-
-
-class RunFilter(django_filters.FilterSet):
-    system = django_filters.ModelChoiceFilter(queryset=RatingSystem.objects.all(), field_name="system")
-    status = django_filters.ChoiceFilter(choices=RunStatus.choices)
-    trigger = django_filters.ChoiceFilter(choices=Trigger.choices)
-
-    class Meta:
-        model = RecalculationRun
         fields = []

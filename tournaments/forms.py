@@ -9,9 +9,7 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 
-from ratings.models import RatingSystem
-
-from .models import Coach, Event, GameKind, Race, Side, Variant
+from .models import Coach, Event, GameKind, Race, Side
 from .uploads import (
     MAX_CASUALTIES, MAX_TOUCHDOWNS, MAX_UPLOAD_BYTES, AwardEntry, GameEntry, ParticipantEntry, RoundEntry,
     check_awards, check_participants, check_results, check_rounds,
@@ -393,34 +391,6 @@ class CoachMergeForm(forms.Form):
         if cleaned.get("keep") is not None and cleaned.get("keep") == cleaned.get("duplicate"):
             self.add_error("duplicate", "Choose two different coaches to merge.")
         return cleaned
-
-
-class RatingSystemForm(forms.Form):
-    parameters = forms.JSONField(
-        required=False, widget=forms.Textarea(attrs={"rows": 8, "class": "code"}),
-        help_text="Engine parameters as a JSON object; the engine checks every name and value.",
-        error_messages={"invalid": "This is not valid JSON."},
-    )
-    inactive_after_months = forms.IntegerField(required=False, min_value=1, max_value=240, widget=NUMBER)
-    variants = forms.ModelMultipleChoiceField(queryset=Variant.objects.all(), required=False,
-                                              widget=forms.CheckboxSelectMultiple, help_text="None ticked: every variant.")
-    excluded_races = forms.ModelMultipleChoiceField(queryset=Race.objects.order_by("name"), required=False,
-                                                    widget=forms.CheckboxSelectMultiple)
-
-    def clean_parameters(self):
-        parameters = self.cleaned_data["parameters"]
-        if parameters is None:
-            return {}
-        if not isinstance(parameters, dict):
-            raise ValidationError("The parameters must be a JSON object, e.g. {\"k\": 10}.")
-        return parameters
-
-    @classmethod
-    def for_system(cls, system: RatingSystem, data=None):
-        return cls(data, initial={
-            "parameters": system.parameters, "inactive_after_months": system.inactive_after_months,
-            "variants": list(system.variants.all()), "excluded_races": list(system.excluded_races.all()),
-        })
 
 
 class LinkCoachForm(forms.Form):

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Min, Q
 
+from . import signals
 from .models import AuditRecord, Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side
 
 _SCORE = {1.0: Decimal("1"), 0.5: Decimal("0.5"), 0.0: Decimal("0")}
@@ -84,15 +85,11 @@ def _is_backdated(event: Event) -> bool:
 
 def _refresh_statistics() -> None:
     """Games changed without a recalculation (drafts, unsanctioned events): rebuild the statistics."""
-    from stats.tasks import refresh_summaries
-
-    transaction.on_commit(refresh_summaries.delay)
+    signals.record_changed.send(sender=Game)
 
 
 def _request_recalculation(*, trigger: str, since: dt.date, reason: str, actor) -> None:
-    from ratings.services import recalculation_request_all
-
-    recalculation_request_all(trigger=trigger, since=since, reason=reason, requested_by=actor)
+    signals.results_changed.send(sender=Game, trigger=trigger, since=since, reason=reason, actor=actor)
 
 
 @transaction.atomic
@@ -202,11 +199,7 @@ def coach_merge(*, keep: Coach, duplicate: Coach, actor) -> Coach:
         actor=actor, action="coach.merge", obj=keep,
         before={"duplicate": {"number": duplicate.number, "name": duplicate.name}}, after=moved,
     )
-    from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingListEntry
-
-    for model in (CalculationRow, PeriodSummary, CurrentRating, RatingListEntry):
-        model.objects.filter(coach=duplicate).delete()
-    CalculationRow.objects.filter(opponent=duplicate).delete()
+    signals.coach_merged.send(sender=Coach, keep=keep, duplicate=duplicate)
     duplicate.delete()
     if first is not None:
         _request_recalculation(trigger="merge", since=first.date(), reason=f"merged coach {duplicate.number} into {keep.number}", actor=actor)
@@ -254,20 +247,10 @@ def _ensure_editable(event: Event) -> None:
 
 
 def _ensure_not_recalculating(event: Event) -> None:
-    """Refuse an edit while a queued or running recalculation covers the event's dates."""
-    from ratings.models import RecalculationRun, RunStatus
-
-    run = (
-        RecalculationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
-        .filter(Q(from_date__isnull=True) | Q(from_date__lte=event.end_date))
-        .select_related("system").order_by("created_at").first()
-    )
-    if run is not None:
-        since = f"{run.from_date:%Y-%m-%d}" if run.from_date else "the first game"
-        raise ValidationError(
-            f"The {run.system.name} ratings are being recalculated from {since} (run {run.pk}, "
-            f"{run.get_status_display().lower()}): this event cannot change until that run finishes. Try again in a few minutes."
-        )
+    """Refuse an edit while something downstream (a recalculation covering its dates) holds the event."""
+    for _, reason in signals.event_change_blocked.send(sender=Event, event=event):
+        if reason:
+            raise ValidationError(reason)
 
 
 def _check_result_values(changes: dict) -> None:
@@ -476,19 +459,3 @@ def user_link_coach(*, user, coach: Coach | None, actor):
         before={"coach": current.number if current else None}, after={"coach": coach.number if coach else None},
     )
     return user
-
-
-@transaction.atomic
-def recalculation_rerun(*, run, actor):
-    """Queue a new run of a recorded run's system from the same date (trigger "rerun")."""
-    from ratings.models import Trigger
-    from ratings.services import recalculation_request
-
-    rerun = recalculation_request(
-        system=run.system, trigger=Trigger.RERUN, since=run.from_date, reason=f"rerun of run {run.pk}", requested_by=actor
-    )
-    audit_record(
-        actor=actor, action="run.rerun", obj=run, after={"run": rerun.pk, "system": run.system.slug,
-                                                         "from_date": run.from_date.isoformat() if run.from_date else None},
-    )
-    return rerun

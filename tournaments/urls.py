@@ -4,6 +4,4 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("events/", views.event_list, name="event_list"),
-    path("events/<int:pk>/", views.event_detail, name="event_detail"),
 ]

@@ -3,7 +3,6 @@ from django.urls import path
 from . import staff_views as views
 
 urlpatterns = [
-    path("", views.index, name="staff_index"),
     path("events/", views.event_queue, name="staff_event_queue"),
     path("events/<int:pk>/", views.event_review, name="staff_event_review"),
     path("events/<int:pk>/sanction/", views.event_sanction, name="staff_event_sanction"),
@@ -12,10 +11,5 @@ urlpatterns = [
     path("coaches/merge/", views.coach_merge, name="staff_coach_merge"),
     path("members/", views.member_list, name="staff_member_list"),
     path("members/<int:pk>/coach/", views.member_link, name="staff_member_link"),
-    path("systems/", views.system_list, name="staff_system_list"),
-    path("systems/<int:pk>/", views.system_edit, name="staff_system_edit"),
-    path("runs/", views.run_list, name="staff_run_list"),
-    path("runs/<int:pk>/", views.run_detail, name="staff_run_detail"),
-    path("runs/<int:pk>/rerun/", views.run_rerun, name="staff_run_rerun"),
     path("audit/", views.audit_log, name="staff_audit_log"),
 ]

@@ -2,7 +2,9 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from tournaments import signals
 from tournaments.importers.fumbbl import FumbblFileError, import_matches
+from tournaments.models import Game
 
 
 class Command(BaseCommand):
@@ -49,7 +51,5 @@ class Command(BaseCommand):
             self.stdout.write(f"{label:<{width}}  {count:>7,}")
         self.stdout.write(self.style.SUCCESS(f"done in {report.seconds:.1f} s"))
         if report.games_imported:
-            from stats.services import summaries_refresh
-
-            summaries_refresh()
-            self.stdout.write("statistics summaries rebuilt")
+            signals.record_changed.send(sender=Game)  # the statistics rebuild their summaries
+            self.stdout.write("statistics summaries: rebuild requested")

@@ -1,0 +1,27 @@
+"""What the ratings do when the record changes (tournaments.signals), connected in RatingsConfig.ready."""
+from ratings import selectors, services
+from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingListEntry
+
+
+def recalculate_from(sender, *, trigger: str, since, reason: str, actor, **kwargs) -> None:
+    """Rated results changed: every active system recomputes forward from `since`."""
+    services.recalculation_request_all(trigger=trigger, since=since, reason=reason, requested_by=actor)
+
+
+def forget_merged_coach(sender, *, keep, duplicate, **kwargs) -> None:
+    """The duplicate's derived rows go; the recalculation the merge asks for rebuilds them under `keep`."""
+    for model in (CalculationRow, PeriodSummary, CurrentRating, RatingListEntry):
+        model.objects.filter(coach=duplicate).delete()
+    CalculationRow.objects.filter(opponent=duplicate).delete()
+
+
+def running_recalculation(sender, *, event, **kwargs) -> str | None:
+    """Why the event's games may not change now: a queued or running run covers its dates."""
+    run = selectors.run_covering(event.end_date)
+    if run is None:
+        return None
+    since = f"{run.from_date:%Y-%m-%d}" if run.from_date else "the first game"
+    return (
+        f"The {run.system.name} ratings are being recalculated from {since} (run {run.pk}, "
+        f"{run.get_status_display().lower()}): this event cannot change until that run finishes. Try again in a few minutes."
+    )

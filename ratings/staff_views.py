@@ -1,0 +1,96 @@
+"""Staff pages of the ratings: the staff home, rating-system settings and recalculation runs.
+
+Each view checks its permission on the server; each change goes through a service that writes the
+audit record and queues the recalculation.
+"""
+import django_tables2 as tables
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html
+from django.views.decorators.http import require_POST, require_http_methods
+from django_tables2 import RequestConfig
+
+from ratings.filters import RunFilter
+from ratings.models import RatingSystem, RecalculationRun
+from ratings.services import rating_system_update, recalculation_rerun
+from ratings.staff_forms import RatingSystemForm
+from tournaments import permissions as perms
+from tournaments.models import Event, EventStatus
+from tournaments.organiser_views import _posted
+
+PER_PAGE = 50
+
+
+class RunTable(tables.Table):
+    id = tables.LinkColumn("staff_run_detail", args=[tables.A("pk")], verbose_name="Run")
+    requested_by = tables.Column(accessor="requested_by__username", default="system")
+
+    class Meta:
+        model = RecalculationRun
+        fields = ["id", "system", "trigger", "reason", "requested_by", "from_date", "status", "games_processed",
+                  "duration", "created_at"]
+        empty_text = "No recalculation runs yet."
+
+    def render_duration(self, value):
+        return f"{value:.1f} s"
+
+    def render_status(self, value, record):
+        return format_html('<span class="status status-{}">{}</span>', record.status, value)
+
+
+@perms.permission_required(perms.SANCTION_EVENTS)
+def index(request):
+    return render(request, "staff/index.html", {
+        "submitted": Event.objects.filter(status=EventStatus.SUBMITTED).count(),
+        "runs": RecalculationRun.objects.select_related("system")[:5],
+    })
+
+
+@perms.permission_required(perms.CONFIGURE_SYSTEMS)
+def system_list(request):
+    return render(request, "staff/system_list.html", {"systems": RatingSystem.objects.prefetch_related("variants", "excluded_races")})
+
+
+@perms.permission_required(perms.CONFIGURE_SYSTEMS)
+@require_http_methods(["GET", "POST"])
+def system_edit(request, pk: int):
+    """Parameters are checked by the engine's configuration; its message is shown as it is."""
+    system = get_object_or_404(RatingSystem, pk=pk)
+    form = RatingSystemForm.for_system(system, _posted(request))
+    if request.method == "POST" and form.is_valid():
+        try:
+            rating_system_update(system=RatingSystem.objects.get(pk=pk), actor=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            if hasattr(error, "error_dict"):
+                for field, errors in error.error_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+            else:
+                form.add_error(None, error)
+        else:
+            messages.success(request, f"{system.name} is saved; it is recalculated from the first game.")
+            return redirect("staff_system_list")
+    return render(request, "staff/system_form.html", {"system": system, "form": form})
+
+
+@perms.permission_required(perms.READ_RUNS)
+def run_list(request):
+    run_filter = RunFilter(request.GET, queryset=RecalculationRun.objects.select_related("system", "requested_by"))
+    table = RunTable(run_filter.qs)
+    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
+    return render(request, "staff/run_list.html", {"filter": run_filter, "table": table})
+
+
+@perms.permission_required(perms.READ_RUNS)
+def run_detail(request, pk: int):
+    run = get_object_or_404(RecalculationRun.objects.select_related("system", "requested_by"), pk=pk)
+    return render(request, "staff/run_detail.html", {"run": run, "can_rerun": request.user.has_perm(perms.RERUN)})
+
+
+@perms.permission_required(perms.READ_RUNS, perms.RERUN)
+@require_POST
+def run_rerun(request, pk: int):
+    run = get_object_or_404(RecalculationRun.objects.select_related("system"), pk=pk)
+    rerun = recalculation_rerun(run=run, actor=request.user)
+    messages.success(request, f"Run {rerun.pk} is queued: {run.system.name} from {run.from_date or 'the first game'}.")
+    return redirect("staff_run_detail", rerun.pk)

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from ratings import staff_views as views
+
+urlpatterns = [
+    path("", views.index, name="staff_index"),
+    path("systems/", views.system_list, name="staff_system_list"),
+    path("systems/<int:pk>/", views.system_edit, name="staff_system_edit"),
+    path("runs/", views.run_list, name="staff_run_list"),
+    path("runs/<int:pk>/", views.run_detail, name="staff_run_detail"),
+    path("runs/<int:pk>/rerun/", views.run_rerun, name="staff_run_rerun"),
+]

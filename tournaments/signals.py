@@ -1,0 +1,22 @@
+"""The one seam between the record and what is derived from it (ratings, statistics).
+
+The record's services say what changed by sending these signals; the apps downstream connect
+their receivers when they start (their AppConfig.ready), so the record imports neither of them.
+"""
+from django.dispatch import Signal
+
+# Rated results changed from `since` on (a sanction, a correction, a merge...): the ratings
+# recompute forward from that date. Sent with trigger, since, reason and actor.
+results_changed = Signal()
+
+# Games changed that no rating counts (a draft, an event not sanctioned): only the statistics
+# are rebuilt. Sent without arguments.
+record_changed = Signal()
+
+# Two coaches became one: what is derived from the duplicate goes with it. Sent with keep and
+# duplicate, before the duplicate is deleted.
+coach_merged = Signal()
+
+# May this event's games change now? Each receiver answers None, or the reason it may not
+# (a recalculation covering the event's dates). Sent with event.
+event_change_blocked = Signal()
