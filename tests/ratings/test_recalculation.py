@@ -467,3 +467,16 @@ def test_a_knsb_imported_list_names_coaches_by_number_and_one_added_later_replay
     assert finished.status == RunStatus.SUCCEEDED and finished.recomputed_from is None
     assert "made with other parameters" in finished.log
     assert verify_system(knsb, today=TODAY).count == 0
+
+
+def test_the_command_records_who_asked(capsys):
+    from django.contrib.auth.models import User
+
+    sam = User.objects.create_user("sam")
+    call_command("recalculate", system="elo", user="sam")
+    run = RecalculationRun.objects.get(system__slug="elo")
+    assert run.requested_by == sam and run.trigger == Trigger.MANUAL
+    assert run.reason.startswith("requested from the command line (manage.py recalculate by ")
+    with pytest.raises(CommandError, match="There is no account 'nobody'"):
+        call_command("recalculate", system="elo", user="nobody")
+    assert RecalculationRun.objects.count() == 1

@@ -1,6 +1,9 @@
 import datetime as dt
+import getpass
+import socket
 import sys
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -15,12 +18,20 @@ class Command(BaseCommand):
         parser.add_argument("--system", help="slug of one system (default: every active system)")
         parser.add_argument("--since", type=dt.date.fromisoformat, help="earliest affected date, YYYY-MM-DD")
         parser.add_argument("--reason", default="requested from the command line")
+        parser.add_argument("--user", help="the site account that asked (recorded on the runs; default: none)")
         parser.add_argument(
             "--jobs", type=int, default=2,
             help="runs at once on PostgreSQL, each in a process of its own (default 2)",
         )
 
-    def handle(self, *args, system=None, since=None, reason="", jobs=2, **options):
+    def handle(self, *args, system=None, since=None, reason="", jobs=2, user=None, **options):
+        asked_by = None
+        if user:
+            asked_by = get_user_model().objects.filter(username=user).first()
+            if asked_by is None:
+                raise CommandError(f"There is no account '{user}'.")
+        # who ran the command is on record even without an account
+        reason = f"{reason} (manage.py recalculate by {getpass.getuser()}@{socket.gethostname()})"[:300]
         systems = RatingSystem.objects.filter(active=True)
         if system:
             systems = RatingSystem.objects.filter(slug=system)
@@ -28,7 +39,10 @@ class Command(BaseCommand):
                 known = ", ".join(RatingSystem.objects.values_list("slug", flat=True))
                 raise CommandError(f"Unknown rating system '{system}'. Known: {known}.")
         runs = [
-            services.recalculation_request(system=rating_system, trigger=Trigger.MANUAL, since=since, reason=reason, enqueue=False)
+            services.recalculation_request(
+                system=rating_system, trigger=Trigger.MANUAL, since=since, reason=reason, requested_by=asked_by,
+                enqueue=False,
+            )
             for rating_system in systems
         ]
         tqdm.monitor_interval = 0  # no monitor thread: runs go on in forked processes, which must not inherit its lock
