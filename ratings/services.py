@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import logging
 import os
 import pickle
 import struct
@@ -42,6 +43,8 @@ from ratings.models import (
 from ratings.replay import Chunk, Entries, Ledger, months_between, replay
 from tournaments.models import Race, Variant
 from tournaments.services import audit_record
+
+logger = logging.getLogger(__name__)  # "ratings.services": the runs, under the "ratings" logger
 
 RECENT_MONTHS = 13
 CHECKPOINT_MONTHS = 3
@@ -151,6 +154,7 @@ def recalculation_execute(
     if not claimed:
         return run
     started = time.perf_counter()
+    logger.info("run %s of %s started, from %s (%s)", run.pk, run.system.slug, run.from_date or "the first game", run.trigger)
     log: list[str] = []
     fresh = None
     if partitions.partitioned() and selectors.resume_date(run.system, run.from_date) is None:
@@ -185,12 +189,17 @@ def recalculation_execute(
             status=RunStatus.FAILED, finished_at=timezone.now(), duration=time.perf_counter() - started,
             log="\n".join(log), error=traceback.format_exc()[-5000:],
         )
+        logger.exception("run %s of %s failed after %.1f s", run.pk, run.system.slug, time.perf_counter() - started)
         raise
     finally:
         if fresh is not None:
             fresh.discard()
     _maintain_after_run(full=outcome["start"] is None, swapped=fresh is not None)
     run.refresh_from_db()
+    logger.info(
+        "run %s of %s succeeded in %.1f s: %s games, %s rows", run.pk, run.system.slug, run.duration,
+        run.games_processed, run.rows_written,
+    )
     return run
 
 

@@ -130,9 +130,15 @@ DJANGO_TABLES2_TEMPLATE = "django_tables2/semantic.html"
 
 COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]
 
+# Runs go on in forked processes and Celery workers: every line names its process.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "process": {"format": "%(asctime)s %(levelname)s %(name)s [%(processName)s %(process)d] %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "process"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # a run's start, end, duration and failure
+    "loggers": {"ratings": {"level": os.environ.get("RATINGS_LOG_LEVEL", "INFO")}},
 }

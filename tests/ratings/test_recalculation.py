@@ -7,8 +7,16 @@ from django.core.management.base import CommandError
 
 from ratings import services
 from ratings.models import (
-    CalculationRow, CurrentRating, CurrentSnapshot, EngineCheckpoint, PeriodSummary, RatingList, RatingSystem, RecalculationRun,
-    RunStatus, Trigger,
+    CalculationRow,
+    CurrentRating,
+    CurrentSnapshot,
+    EngineCheckpoint,
+    PeriodSummary,
+    RatingList,
+    RatingSystem,
+    RecalculationRun,
+    RunStatus,
+    Trigger,
 )
 from ratings.verification import verify_system
 from tests.factories import CoachFactory
@@ -480,3 +488,25 @@ def test_the_command_records_who_asked(capsys):
     with pytest.raises(CommandError, match="There is no account 'nobody'"):
         call_command("recalculate", system="elo", user="nobody")
     assert RecalculationRun.objects.count() == 1
+
+
+def test_a_run_logs_its_start_end_and_duration_and_a_failure(caplog, monkeypatch):
+    import logging
+
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
+    with caplog.at_level(logging.INFO, logger="ratings"):
+        finished = run("elo")
+    messages = [r.getMessage() for r in caplog.records if r.name == "ratings.services"]
+    assert messages[0] == f"run {finished.pk} of elo started, from the first game (manual)"
+    assert messages[-1] == f"run {finished.pk} of elo succeeded in {finished.duration:.1f} s: 1 games, {finished.rows_written} rows"
+    caplog.clear()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(services, "_recalculate", broken)
+    with caplog.at_level(logging.INFO, logger="ratings"), pytest.raises(RuntimeError):
+        run("elo")
+    failed = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(failed) == 1 and " of elo failed after " in failed[0].getMessage() and failed[0].exc_info
