@@ -1,7 +1,7 @@
 """Benchmark of the rating engines over a synthetic federation history.
 
-    .venv/bin/python -m bench.engines                 # 1,000,000 games
-    .venv/bin/python -m bench.engines --games 100000  # smaller
+    .venv/bin/python bench/engines.py                 # 1,000,000 games
+    .venv/bin/python bench/engines.py --games 100000  # smaller (or: python -m bench.engines ...)
 
 Each method runs in turn in this process over the same games: wall and CPU seconds, games per
 second, and the peak resident memory the run added on top of the games (the kernel's high-water
@@ -19,11 +19,15 @@ import sys
 import time
 from collections import defaultdict
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 
-from ratings.engines import glicko, naf_elo
-from ratings.engines.common import GameRecord, paused_gc
+# Run as a script (`python bench/engines.py`), Python puts bench/ first on the path, not the project.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ratings.engines import glicko, naf_elo  # noqa: E402
+from ratings.engines.common import GameRecord, paused_gc  # noqa: E402
 
 RACES = [
     "amazon", "black-orc", "chaos-chosen", "chaos-dwarf", "chaos-renegade", "dark-elf", "dwarf",
@@ -64,7 +68,7 @@ def synthetic_history(n_games: int = 1_000_000, seed: int = 2024, *, years: int 
     rounds = []
     total = 0
     while total < n_games:
-        size = 8 + int(112 * rng.random() ** 3.15)
+        size = min(8 + int(112 * rng.random() ** 3.15), n_coaches)  # a small pool cannot fill a big event
         size -= size % 2
         n_rounds = 3 + (size > 24) + (size > 56) + int(rng.integers(0, 2))
         sizes.append(size)

@@ -24,6 +24,12 @@ def fresh_database(url: str = DEFAULT_URL) -> None:
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
+    migrate(url)
+
+
+def migrate(url: str = DEFAULT_URL) -> None:
+    """Bring the benchmark database to the code's schema (in a subprocess, before django.setup):
+    a database an earlier run loaded may predate a migration."""
     env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="ratingsite.settings.base")
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
 
@@ -61,8 +67,9 @@ def load_history(games, *, first_number: int = 1) -> dict:
             events[g.event_id] = [g.played_at.date(), g.event_end or g.played_at.date(), g.variant, g.major]
         else:
             ev[1] = max(ev[1], g.played_at.date())
-    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)  # bulk_insert takes naive UTC
-    bulk_insert(Event, ["id", "name", "variant", "start_date", "end_date", "country", "city", "is_major", "status", "created_at", "updated_at"], (
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)  # bulk_insert takes naive UTC
+    bulk_insert(Event, ["id", "name", "variant", "start_date", "end_date", "country", "city", "is_major", "status",
+                        "created_at", "updated_at"], (
         (eid, f"{'Major' if major else 'Event'} {eid}", variants[variant], start, end, countries[eid % len(countries)],
          f"City {eid % 97}", major, "sanctioned", now, now)
         for eid, (start, end, variant, major) in events.items()

@@ -8,27 +8,34 @@ then one 60-coach event added at the end, then one backdated a year. Prints figu
 Each case is timed from queuing the runs to the last run's commit, reading the games included
 (once, before the runs' processes are forked). The runs' own durations leave the reading out, and
 overlap when they run two at a time.
+
+The runs' "today" follows the loaded history, not the calendar: the event "at the end" is played the
+day after the last game, and every run (all three cases) is given as today the first day on which
+each system rates that event (its Glicko month and two-week period over, its KNSB list out). So the
+full run ends where the history does, as on the live site (checkpoints, complete lists, ranks
+lapsing), the event at the end writes rows in every system, the backdated one replays from the
+checkpoint the site would use a year back, and --reuse measures the same on any later day.
 """
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import datetime as dt
+import multiprocessing
 import os
-import threading
 import sys
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.federation import DEFAULT_URL, fresh_database, load_history, setup_django  # noqa: E402
+from bench.federation import DEFAULT_URL, fresh_database, load_history, migrate, setup_django  # noqa: E402
 
 SYSTEMS = ("elo", "glicko", "global-glicko", "knsb")
 
 
-def load(games: int, url: str) -> dt.date:
-    """Make the synthetic history and load it; returns the last day played."""
+def load(games: int, url: str) -> None:
+    """Make the synthetic history and load it."""
     from bench.engines import synthetic_history
 
     started = time.perf_counter()
@@ -38,15 +45,59 @@ def load(games: int, url: str) -> dt.date:
     started = time.perf_counter()
     counts = load_history(history)
     print(f"loaded {counts} in {time.perf_counter() - started:.1f} s", flush=True)
-    return history[-1].played_at.date()
 
 
-def forget_bench_events() -> dt.date:
-    """Delete the events an earlier run added; returns the last day of the loaded history."""
-    from tournaments.models import Event, Game
+def forget_bench_events() -> int:
+    """Delete the events an earlier run added (their games with them); returns how many."""
+    from tournaments.models import Event
 
-    Event.objects.filter(name__startswith="Bench event").delete()
-    return Game.objects.latest("played_at").played_at.date()
+    return Event.objects.filter(name__startswith="Bench event").delete()[1].get("tournaments.Event", 0)
+
+
+def history_span() -> tuple[int, dt.date, dt.date]:
+    """Games, first and last day of the loaded history."""
+    from django.db.models import Count, Max, Min
+
+    from tournaments.models import Game
+
+    span = Game.objects.aggregate(games=Count("id"), first=Min("played_at"), last=Max("played_at"))
+    if not span["games"]:
+        sys.exit("the database holds no games: run without --reuse to load a history")
+    return span["games"], span["first"].date(), span["last"].date()
+
+
+def rated_by(day: dt.date) -> dt.date:
+    """The first day on which every benchmarked system rates a game played on `day`: Elo at once,
+    Glicko once the game's period (month, two weeks) is over, KNSB in the list dated the 1st of the
+    next month."""
+    from ratings.configuration import engine_for
+    from ratings.engines import glicko
+    from ratings.models import RatingSystem
+    from ratings.replay import next_month
+
+    first = [day + dt.timedelta(days=1), next_month(day)]
+    for system in RatingSystem.objects.filter(slug__in=SYSTEMS):
+        module, config = engine_for(system)
+        if module is glicko and config.period != "event":
+            first.append(glicko.calendar_period(day, config)[2] + dt.timedelta(days=1))
+    return max(first)
+
+
+def games_from(day: dt.date) -> int:
+    """Games in the record played on or after `day`."""
+    from tournaments.models import Game
+
+    return Game.objects.filter(played_at__gte=dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)).count()
+
+
+def event_rows(event_id: int) -> dict[str, int]:
+    """Calculation rows of the event's games, per system slug."""
+    from django.db.models import Count
+
+    from ratings.models import CalculationRow
+
+    found = CalculationRow.objects.filter(game__event_id=event_id).values_list("system__slug").annotate(n=Count("game"))
+    return dict(found)
 
 
 class MemoryPeak:
@@ -121,7 +172,7 @@ def add_event(day: dt.date, coaches: list, *, name: str) -> int:
     players = list(Coach.objects.filter(number__in=coaches))
     for number in range(1, 6):
         round_ = Round.objects.create(event=event, number=number, date=day, start_time=dt.time(8 + 2 * number))
-        at = dt.datetime.combine(day, round_.start_time, tzinfo=dt.timezone.utc)
+        at = dt.datetime.combine(day, round_.start_time, tzinfo=dt.UTC)
         shift = number * 7 % len(players)
         order = players[shift:] + players[:shift]
         for table in range(len(order) // 2):
@@ -133,12 +184,24 @@ def add_event(day: dt.date, coaches: list, *, name: str) -> int:
     return event.pk
 
 
-def report(title: str, measured: tuple[float, list[tuple]], target: str, memory: MemoryPeak) -> None:
+def report(
+    title: str, measured: tuple[float, list[tuple]], target: str, memory: MemoryPeak, *, event: int | None = None,
+    asked: dt.date | None = None,
+) -> None:
+    """The case's figures; with `event`, the calculation rows of its games in each system afterwards
+    (each game gets a row per side in every system that rated it; KNSB adds depot rows)."""
     wall, figures = measured
     print(f"\n{title}: {wall:.1f} s in all (target {target}); peak memory {memory.take():.0f} MiB "
           f"(this process and its runs' processes, PSS; target ≤ 2 GB)")
+    if asked is not None:
+        print(f"  asked from {asked}: the record holds {games_from(asked):,} games from then on; each run replays "
+              f"from the checkpoint at or before it")
+    rated = event_rows(event) if event is not None else {}
     for slug, seconds, games, rows, start in figures:
-        print(f"  {slug:14} {seconds:7.2f} s  {games:>9,} games replayed  {rows:>10,} rows written  from {start or 'the start'}")
+        line = f"  {slug:14} {seconds:7.2f} s  {games:>9,} games replayed  {rows:>10,} rows written  from {start or 'the start'}"
+        if event is not None:
+            line += f"  ({rated.get(slug, 0):,} rows for the event's games)"
+        print(line)
 
 
 def main(argv=None) -> None:
@@ -150,15 +213,23 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     if args.reuse:
+        migrate(args.database_url)
         setup_django(args.database_url)
-        last_day = forget_bench_events()
+        removed = forget_bench_events()
+        if removed:
+            print(f"removed {removed} bench event(s) of an earlier run")
     else:
         fresh_database(args.database_url)
         # The history is made and loaded in a child process, so the peak memory printed is the recalculation's.
         with multiprocessing.get_context("fork").Pool(1) as pool:
-            last_day = pool.apply(load, (args.games, args.database_url))
+            pool.apply(load, (args.games, args.database_url))
         setup_django(args.database_url)
-    today = max(dt.date.today(), last_day + dt.timedelta(days=3))
+    games, first_day, last_day = history_span()
+    end_day = last_day + dt.timedelta(days=1)
+    today = rated_by(end_day)
+    backdated = end_day - dt.timedelta(days=365)
+    print(f"history: {games:,} games from {first_day} to {last_day}; every run is given today = {today}, the first "
+          f"day on which every system rates the event at the end ({end_day}, the day after the last game)", flush=True)
     memory = MemoryPeak()
 
     report("Full recalculation, four systems", recalculate_all(None, today, args.jobs), "≤ 60 s", memory)
@@ -166,13 +237,13 @@ def main(argv=None) -> None:
     from tournaments.models import Coach
 
     numbers = list(Coach.objects.order_by("number").values_list("number", flat=True)[:60])
-    end_day = today - dt.timedelta(days=1) if today.day > 1 else today
-    add_event(end_day, numbers, name="Bench event at the end")
-    report(f"One 60-coach event at the end ({end_day})", recalculate_all(end_day, today, args.jobs), "≤ 1 s", memory)
+    event = add_event(end_day, numbers, name="Bench event at the end")
+    report(f"One 60-coach event at the end ({end_day})", recalculate_all(end_day, today, args.jobs), "≤ 1 s", memory,
+           event=event, asked=end_day)
 
-    backdated = end_day - dt.timedelta(days=365)
-    add_event(backdated, numbers, name="Bench event backdated a year")
-    report(f"One 60-coach event backdated a year ({backdated})", recalculate_all(backdated, today, args.jobs), "≤ 20 s", memory)
+    event = add_event(backdated, numbers, name="Bench event backdated a year")
+    report(f"One 60-coach event backdated a year ({backdated})", recalculate_all(backdated, today, args.jobs), "≤ 20 s",
+           memory, event=event, asked=backdated)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Benchmark of the statistics pages over a synthetic federation history.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/ratingsite .venv/bin/python -m bench.stats
-    ... -m bench.stats --games 100000 --repeat 10
-    ... -m bench.stats --keepdb        # reuse the loaded database of an earlier run with the same --games
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/ratingsite .venv/bin/python bench/stats.py
+    ... bench/stats.py --games 100000 --repeat 10
+    ... bench/stats.py --keepdb        # reuse the loaded database of an earlier run with the same --games
+    (or `python -m bench.stats ...`)
 
 Loads `bench.engines.synthetic_history` (1,000,000 games by default) into a database of its own
 (Django's test database for DATABASE_URL: `test_<name>`) with bulk writes (COPY on PostgreSQL):
@@ -19,8 +20,13 @@ import random
 import sys
 import time
 from collections import Counter, defaultdict
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
+from pathlib import Path
+
+# Run as a script (`python bench/stats.py`), Python puts bench/ first on the path, not the project
+# (and bench/stats.py would then shadow the `stats` app).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 # Where events are held: (country, city, latitude, longitude, weight).
 PLACES = [
@@ -55,10 +61,9 @@ def _copy_or_bulk(model, columns: list[str], rows) -> None:
     if connection.vendor == "postgresql":
         quote = connection.ops.quote_name
         names = ", ".join(quote(model._meta.get_field(c).column) for c in columns)
-        with connection.cursor() as cursor:
-            with cursor.cursor.copy(f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+        with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
         return
     batch = []
     attnames = [model._meta.get_field(c).attname for c in columns]
@@ -86,7 +91,7 @@ def load(n_games: int, seed: int) -> dict:
     races = dict(Race.objects.values_list("slug", "id"))
     variants = dict(Variant.objects.values_list("slug", "id"))
     coach_numbers = sorted({g.home for g in games} | {g.away for g in games})
-    utc = timezone.utc
+    utc = UTC
 
     events: dict[int, dict] = {}
     round_of: dict[tuple[int, datetime], int] = {}
