@@ -5,20 +5,56 @@ PY := $(VENV)/bin/python
 NAF_DATA ?= ../shared/data/naf
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install demo test migrate chromium
+# Installs come from the hashed locks only: requirements.txt (production), requirements-test.txt
+# (tests and checks), requirements-bench.txt (benchmarks). Each is compiled from its .in by `make lock`.
+PIP_INSTALL := $(VENV)/bin/pip install --quiet --require-hashes
+
+# The lock tool, pinned; `make lock LOCK_FLAGS=--upgrade` also moves the indirect dependencies
+# (`--upgrade-package NAME` for one), otherwise the pins in the locks are kept where they still fit.
+UV_VERSION := 0.13.9
+LOCK_FLAGS ?=
+COMPILE = $(VENV)/bin/uv pip compile --quiet --universal --generate-hashes --python-version 3.11 $(LOCK_FLAGS)
+
+.PHONY: install install-prod bench-install lock demo test migrate chromium
 
 # Browser tests drive Debian's Chromium; install it when it is missing (root, or sudo).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# Production set (what `make demo` needs).
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements.txt
+	$(PIP_INSTALL) -r requirements.txt
 	touch $@
 
-install: $(VENV)/.installed
+# Production + test set (what `make test` needs); the test lock is constrained by the production lock.
+$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+	$(PIP_INSTALL) -r requirements.txt -r requirements-test.txt
+	touch $@
 
-migrate: install
+# Production + benchmark set (bench/engines.py's PyPI glicko2 comparison).
+$(VENV)/.installed-bench: $(VENV)/.installed requirements-bench.txt
+	$(PIP_INSTALL) -r requirements.txt -r requirements-bench.txt
+	touch $@
+
+# A developer's venv: production + test (what `make test` needs).
+install: $(VENV)/.installed-test
+
+# Production only (what `make demo` needs).
+install-prod: $(VENV)/.installed
+
+bench-install: $(VENV)/.installed-bench
+
+# Recompile the three locks from requirements*.in (needs PyPI); the production lock first, as it
+# constrains the other two.
+lock:
+	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
+	$(COMPILE) requirements.in -o requirements.txt
+	$(COMPILE) requirements-test.in -o requirements-test.txt
+	$(COMPILE) requirements-bench.in -o requirements-bench.txt
+
+migrate: install-prod
 	$(PY) manage.py migrate --noinput
 
 demo: migrate
@@ -31,6 +67,9 @@ demo: migrate
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# The checks first (lint, the import contracts of .importlinter, migrations), then the tests.
 test: install chromium
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest
