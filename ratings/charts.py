@@ -153,7 +153,9 @@ def line_chart(
         parts.append(
             f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#b3261e" stroke-dasharray="4 3"/>'
         )
-        parts.append(f'<text x="{left + plot_w - 4}" y="{y - 4:.1f}" text-anchor="end" font-size="11" fill="#b3261e">{escape(label)}</text>')
+        parts.append(
+            f'<text x="{left + plot_w - 4}" y="{y - 4:.1f}" text-anchor="end" font-size="11" fill="#b3261e">{escape(label)}</text>'
+        )
     legend = []
     for index, s in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]

@@ -15,7 +15,6 @@ from django_countries import countries
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from tournaments.models import Coach, Event, EventStatus, Race, Variant
 
-
 CHOICES_TIMEOUT = 300  # seconds; saving a race, variant or coach drops them at once (in this process's cache)
 
 

@@ -16,7 +16,14 @@ from django.db.models.expressions import RawSQL
 from ratings.engines import naf_elo
 from ratings.engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
 from ratings.models import (
-    RANKING_ORDER, CalculationRow, CurrentRating, Method, PeriodSummary, RatingList, RatingListEntry, RatingSystem,
+    RANKING_ORDER,
+    CalculationRow,
+    CurrentRating,
+    Method,
+    PeriodSummary,
+    RatingList,
+    RatingListEntry,
+    RatingSystem,
 )
 from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Race, Variant
 

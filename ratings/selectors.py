@@ -48,7 +48,7 @@ def naive_utc(value) -> dt.datetime:
     if isinstance(value, str):
         value = parse_datetime(value)
     if value.tzinfo is not None:
-        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
     return value
 
 
@@ -60,10 +60,10 @@ def _window(since: dt.datetime | None, until: dt.datetime | None) -> tuple[str, 
     where, params = "", [EventStatus.DRAFT]
     if since is not None:
         where += " AND g.played_at >= %s"
-        params.append(since.replace(tzinfo=dt.timezone.utc) if since.tzinfo is None else since)
+        params.append(since.replace(tzinfo=dt.UTC) if since.tzinfo is None else since)
     if until is not None:
         where += " AND g.played_at < %s"
-        params.append(until.replace(tzinfo=dt.timezone.utc) if until.tzinfo is None else until)
+        params.append(until.replace(tzinfo=dt.UTC) if until.tzinfo is None else until)
     return where, params
 
 

@@ -23,6 +23,8 @@ import numpy as np
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from audit.models import Action
+from audit.services import audit_record
 from ratings import partitions, selectors
 from ratings.bulk import BulkWriter, bulk_insert, fetch_binary
 from ratings.configuration import build_config, engine_for, list_rules
@@ -42,7 +44,6 @@ from ratings.models import (
 )
 from ratings.replay import Chunk, Entries, Ledger, months_between, replay
 from tournaments.models import Race, Variant
-from tournaments.services import audit_record
 
 logger = logging.getLogger(__name__)  # "ratings.services": the runs, under the "ratings" logger
 
@@ -103,7 +104,7 @@ def recalculation_rerun(*, run: RecalculationRun, actor) -> RecalculationRun:
         system=run.system, trigger=Trigger.RERUN, since=run.from_date, reason=f"rerun of run {run.pk}", requested_by=actor
     )
     audit_record(
-        actor=actor, action="run.rerun", obj=run, after={"run": rerun.pk, "system": run.system.slug,
+        actor=actor, action=Action.RUN_RERUN, obj=run, after={"run": rerun.pk, "system": run.system.slug,
                                                          "from_date": run.from_date.isoformat() if run.from_date else None},
     )
     return rerun
@@ -129,7 +130,7 @@ def rating_system_update(*, system: RatingSystem, actor, **changes) -> RatingSys
         if excluded is not None:
             system.excluded_races.set(excluded)
         after = {"parameters": system.parameters, "per_race": system.per_race, "inactive_after_months": system.inactive_after_months}
-        audit_record(actor=actor, action="rating_system.update", obj=system, before=before, after=after)
+        audit_record(actor=actor, action=Action.RATING_SYSTEM_UPDATE, obj=system, before=before, after=after)
         recalculation_request(system=system, trigger=Trigger.PARAMETERS, reason="parameters changed", requested_by=actor)
     return system
 

@@ -34,10 +34,16 @@ from ratings.configuration import engine_for, list_rules
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.common import AWAY, HOME, Reason, paused_gc, round_half_away
 from ratings.models import (
-    CalculationRow, CurrentRating, Method, PeriodSummary, RatingList, RatingListEntry, RatingSystem,
+    CalculationRow,
+    CurrentRating,
+    Method,
+    PeriodSummary,
+    RatingList,
+    RatingListEntry,
+    RatingSystem,
 )
 from ratings.replay import Ledger, replay
-from ratings.services import _Keys, _key_arrays
+from ratings.services import _key_arrays, _Keys
 
 EPOCH = dt.date(2000, 1, 1)  # PostgreSQL's binary dates and times count from here
 EPOCH_TIME = dt.datetime(2000, 1, 1)
@@ -319,17 +325,16 @@ def _copy_binary(sql: str, params: list, columns: list[Column]) -> Table:
         del pending[:count * size]
 
     connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:
-        with cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT BINARY)", params) as copy:
-            for block in copy:
-                pending += block
-                if not started and len(pending) >= 19:
-                    header = 19 + int.from_bytes(pending[15:19], "big")
-                    if len(pending) >= header:
-                        del pending[:header]
-                        started = True
-                if started and len(pending) >= 1 << 24:
-                    parse(False)
+    with psycopg.Cursor(connection.connection) as cursor, cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT BINARY)", params) as copy:
+        for block in copy:
+            pending += block
+            if not started and len(pending) >= 19:
+                header = 19 + int.from_bytes(pending[15:19], "big")
+                if len(pending) >= header:
+                    del pending[:header]
+                    started = True
+            if started and len(pending) >= 1 << 24:
+                parse(False)
     parse(True)
     return Table({
         c.name: np.concatenate(parts[c.name]) if parts[c.name] else np.zeros(0, _NATIVE[c.kind]) for c in columns
@@ -960,7 +965,7 @@ class _Checks:
         self.expect(self.row, "w", R["w"], 1.0 - R["w"][other], "1 − the opponent's W", paired)
 
     def knsb(self) -> None:
-        R, S, E, C, config = self.R, self.S, self.E, self.C, self.config
+        R, S, C, config = self.R, self.S, self.C, self.config
         rows = self.c
         initial = {coach: (rating, min(config.nv_cap, games), born) for coach, rating, games, born in config.initial_list}
         # each rated row's R0, Nv and k: the key's on the list in force at its list date

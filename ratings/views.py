@@ -18,13 +18,20 @@ from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
 from ratings import charts, pages
-from ratings.engines.glicko import GlickoConfig
 from ratings.calculator_forms import CalculatorForm
+from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, EventFilter, RankingFilter
 from ratings.formatting import rating_places
 from ratings.models import Method, RatingList, RatingSystem
 from ratings.tables import (
-    CoachEventTable, EventTable, HistoryTable, ListEntryTable, ListRankingTable, RankingTable, RatingListTable, breakdown_url,
+    CoachEventTable,
+    EventTable,
+    HistoryTable,
+    ListEntryTable,
+    ListRankingTable,
+    RankingTable,
+    RatingListTable,
+    breakdown_url,
 )
 from tournaments.models import Coach, Event, EventStatus, Variant
 
@@ -275,7 +282,10 @@ def event_detail(request, pk: int):
         rounds[game.round].append(game)
     pin = None
     if event.latitude is not None and event.longitude is not None:
-        pin = charts.map_pin(event.latitude, event.longitude, label=", ".join(p for p in (event.city, event.country.name if event.country else "") if p) or event.name)
+        pin = charts.map_pin(
+            event.latitude, event.longitude,
+            label=", ".join(p for p in (event.city, event.country.name if event.country else "") if p) or event.name,
+        )
     return render(request, "tournaments/event_detail.html", {
         "event": event,
         "system": system,
@@ -502,7 +512,9 @@ def _expected_score_figures(configured):
     diffs = list(range(-600, 601, 25))
     if Method.KNSB in methods:
         config = methods[Method.KNSB][1]
-        series.append(charts.Series("KNSB We = Φ(d/σ)", [(d, knsb.expected_score(d, sigma=config.sigma, table=config.we_table)) for d in diffs]))
+        series.append(charts.Series(
+            "KNSB We = Φ(d/σ)", [(d, knsb.expected_score(d, sigma=config.sigma, table=config.we_table)) for d in diffs]
+        ))
     if Method.GLICKO in methods:
         g = glicko.g_factor(60.0)
         series.append(charts.Series("Glicko E, opponent φ 60", [(d, 1 / (1 + math.exp(-g * d / glicko.SCALE))) for d in diffs]))

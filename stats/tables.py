@@ -1,9 +1,9 @@
 """The statistics tables. What a cell shows is also what the CSV export writes (`Table.as_values`)."""
 import django_tables2 as tables
-from django_tables2.rows import BoundRow
 from django.urls import reverse
 from django.utils.html import format_html
 from django_countries import countries
+from django_tables2.rows import BoundRow
 
 from ratings import formatting
 
@@ -75,7 +75,9 @@ class PositionColumn(tables.Column):
     """The place in a top list: 1, 2, 3, ..."""
 
     def __init__(self, **kwargs):
-        super().__init__(verbose_name="#", empty_values=(), orderable=False, attrs={"td": {"class": "num"}, "th": {"class": "num"}}, **kwargs)
+        super().__init__(
+            verbose_name="#", empty_values=(), orderable=False, attrs={"td": {"class": "num"}, "th": {"class": "num"}}, **kwargs
+        )
 
     def render(self, bound_row):
         return bound_row.row_counter + 1

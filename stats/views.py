@@ -23,9 +23,22 @@ from .filters import Filters, StatsFilter
 from .forms import HeadToHeadForm, RankOverTimeForm
 from .models import EventSummary
 from .tables import (
-    AwardCategoryTable, AwardCoachTable, AwardTable, CoachRecordTable, DifferentialTable, GamesTable,
-    HeadToHeadTable, LegendCountriesTable, LegendRacesTable, PlaceTable, RaceRecordTable,
-    RankHistoryTable, TopEventsTable, TopGamesTable, TopRacesTable, TopRaceTable,
+    AwardCategoryTable,
+    AwardCoachTable,
+    AwardTable,
+    CoachRecordTable,
+    DifferentialTable,
+    GamesTable,
+    HeadToHeadTable,
+    LegendCountriesTable,
+    LegendRacesTable,
+    PlaceTable,
+    RaceRecordTable,
+    RankHistoryTable,
+    TopEventsTable,
+    TopGamesTable,
+    TopRacesTable,
+    TopRaceTable,
 )
 
 GAME_FILTERS = ("variant", "country", "year", "race", "coach", "sanctioned")
@@ -181,7 +194,11 @@ def rank_over_time(request):
         None,
     )
     context.update(coach=coach, system=system, keys=[
-        {**key, "url": "?" + urlencode({k: v for k, v in {"coach": coach.number, "system": system.slug, "race": key["race__slug"], "variant": key["variant__slug"]}.items() if v})}
+        {**key, "url": "?" + urlencode({
+            k: v
+            for k, v in {"coach": coach.number, "system": system.slug, "race": key["race__slug"], "variant": key["variant__slug"]}.items()
+            if v
+        })}
         for key in keys
     ])
     if chosen is None:
@@ -219,7 +236,10 @@ def head_to_head(request):
     if len(coaches) < 2:
         return _page(request, "stats/head_to_head.html", context)
     cells = selectors.head_to_head(coaches, filters)
-    matrix = [(coach, [(opponent, cells.get((coach.pk, opponent.pk)) if coach != opponent else None) for opponent in coaches]) for coach in coaches]
+    matrix = [
+        (coach, [(opponent, cells.get((coach.pk, opponent.pk)) if coach != opponent else None) for opponent in coaches])
+        for coach in coaches
+    ]
     pairs = [
         {"coach_number": coach.number, "coach": coach.name, "opponent_number": opponent.number, "opponent": opponent.name,
          "games": cell.games, "wins": cell.wins, "draws": cell.draws, "losses": cell.losses}

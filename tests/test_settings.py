@@ -17,7 +17,8 @@ def settings_in_subprocess(module: str, env: dict, expression: str) -> subproces
 def test_defaults_use_a_sqlite_file_in_the_project_and_in_process_tasks():
     result = settings_in_subprocess(
         "ratingsite.settings.base", {},
-        "settings.DATABASES['default']['ENGINE'], str(settings.DATABASES['default']['NAME']), settings.CELERY_TASK_ALWAYS_EAGER, settings.DEBUG",
+        "settings.DATABASES['default']['ENGINE'], str(settings.DATABASES['default']['NAME']), "
+        "settings.CELERY_TASK_ALWAYS_EAGER, settings.DEBUG",
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"django.db.backends.sqlite3 {ROOT / 'db.sqlite3'} True True"
@@ -26,8 +27,12 @@ def test_defaults_use_a_sqlite_file_in_the_project_and_in_process_tasks():
 def test_database_and_broker_come_from_the_environment():
     result = settings_in_subprocess(
         "ratingsite.settings.base",
-        {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/federation", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "DEBUG": "false", "ALLOWED_HOSTS": "a.example,b.example"},
-        "settings.DATABASES['default']['ENGINE'], settings.DATABASES['default']['NAME'], settings.CELERY_TASK_ALWAYS_EAGER, settings.DEBUG, settings.ALLOWED_HOSTS",
+        {
+            "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/federation", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+            "DEBUG": "false", "ALLOWED_HOSTS": "a.example,b.example",
+        },
+        "settings.DATABASES['default']['ENGINE'], settings.DATABASES['default']['NAME'], settings.CELERY_TASK_ALWAYS_EAGER, "
+        "settings.DEBUG, settings.ALLOWED_HOSTS",
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "django.db.backends.postgresql federation False False ['a.example', 'b.example']"

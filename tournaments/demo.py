@@ -19,7 +19,18 @@ from django.db import transaction
 
 from tournaments.federation import RANKED_RACES, STUNTY_RACES
 from tournaments.models import (
-    Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side, Variant,
+    Award,
+    Coach,
+    Event,
+    EventStatus,
+    Game,
+    GameKind,
+    GameSide,
+    Participant,
+    Race,
+    Round,
+    Side,
+    Variant,
 )
 from tournaments.services import game_sides_for
 
@@ -299,7 +310,7 @@ class DemoRound:
 
     @property
     def played_at(self) -> dt.datetime:
-        return dt.datetime.combine(self.date, self.start_time, tzinfo=dt.timezone.utc)
+        return dt.datetime.combine(self.date, self.start_time, tzinfo=dt.UTC)
 
 
 @dataclass

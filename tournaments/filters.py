@@ -3,7 +3,9 @@ import django_filters
 from django.db.models import Q
 from django_filters.widgets import DateRangeWidget
 
-from .models import AuditRecord, Event, EventStatus
+from audit.models import AuditRecord
+
+from .models import Event, EventStatus
 
 
 def _distinct(field: str):

@@ -11,8 +11,17 @@ from django.forms import formset_factory
 
 from .models import Coach, Event, GameKind, Race, Side
 from .uploads import (
-    MAX_CASUALTIES, MAX_TOUCHDOWNS, MAX_UPLOAD_BYTES, AwardEntry, GameEntry, ParticipantEntry, RoundEntry,
-    check_awards, check_participants, check_results, check_rounds,
+    MAX_CASUALTIES,
+    MAX_TOUCHDOWNS,
+    MAX_UPLOAD_BYTES,
+    AwardEntry,
+    GameEntry,
+    ParticipantEntry,
+    RoundEntry,
+    check_awards,
+    check_participants,
+    check_results,
+    check_rounds,
 )
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")

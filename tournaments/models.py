@@ -256,22 +256,3 @@ class Award(models.Model):
     def __str__(self):
         return f"{self.category}: {self.coach} at {self.event}"
 
-
-class AuditRecord(models.Model):
-    """Who changed what, when, from what to what: written by the services, never by views."""
-
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    action = models.CharField(max_length=50, db_index=True)
-    object_type = models.CharField(max_length=50, db_index=True)
-    object_id = models.CharField(max_length=50, db_index=True)
-    object_repr = models.CharField(max_length=300)
-    before = models.JSONField(null=True, blank=True)
-    after = models.JSONField(null=True, blank=True)
-    note = models.TextField(blank=True)
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
-
-    class Meta:
-        ordering = ["-at", "-id"]
-
-    def __str__(self):
-        return f"{self.at:%Y-%m-%d %H:%M} {self.action} {self.object_repr}"

@@ -16,9 +16,11 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from audit.models import AuditRecord
+
 from . import services
 from .forms import CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm
-from .models import AuditRecord, Coach, Event, Race
+from .models import Coach, Event, Race
 from .permissions import CREATE_COACHES, ENTER_EVENTS, events_for, permission_required
 from .uploads import COLUMN_NAMES, COLUMNS, RaceRef, Upload, parse_results, race_lookup
 
@@ -127,7 +129,9 @@ def _upload_page(request, event: Event, *, form=None, upload: Upload | None = No
             )
         if upload.is_valid:
             context["confirm"] = ConfirmForm(initial={"digest": request.session[_session_key(event)]["digest"]})
-            coaches = dict(Coach.objects.filter(number__in={n for g in upload.games for _, n, _ in g.coaches()}).values_list("number", "name"))
+            coaches = dict(
+                Coach.objects.filter(number__in={n for g in upload.games for _, n, _ in g.coaches()}).values_list("number", "name")
+            )
             races = dict(Race.objects.values_list("slug", "name"))
             context["preview"] = [
                 {"game": game, "home_name": coaches.get(game.home_coach, ""), "away_name": coaches.get(game.away_coach, ""),

@@ -34,7 +34,7 @@ _STAFF = _ORGANISER + [
     "tournaments.sanction_event",
     "tournaments.change_coach",
     "tournaments.merge_coach",
-    "tournaments.view_auditrecord",
+    "audit.view_auditrecord",
     "ratings.view_ratingsystem",
     "ratings.change_ratingsystem",
     "ratings.view_recalculationrun",
@@ -51,7 +51,7 @@ SANCTION_EVENTS = "tournaments.sanction_event"
 CORRECT_RESULTS = "tournaments.change_game"
 MERGE_COACHES = "tournaments.merge_coach"
 LINK_ACCOUNTS = "tournaments.change_coach"
-READ_AUDIT = "tournaments.view_auditrecord"
+READ_AUDIT = "audit.view_auditrecord"
 CONFIGURE_SYSTEMS = "ratings.change_ratingsystem"
 READ_RUNS = "ratings.view_recalculationrun"
 RERUN = "ratings.add_recalculationrun"
@@ -61,7 +61,7 @@ def groups_sync(*, apps=global_apps, using: str = DEFAULT_DB_ALIAS) -> None:
     """Create (or repair) the members, organisers and staff groups with exactly their permissions."""
     from django.contrib.auth.management import create_permissions
 
-    for label in ("auth", "tournaments", "ratings"):
+    for label in ("auth", "tournaments", "ratings", "audit"):
         create_permissions(global_apps.get_app_config(label), apps=apps, using=using, verbosity=0)
     ContentType = apps.get_model("contenttypes", "ContentType")
     Permission = apps.get_model("auth", "Permission")
@@ -74,7 +74,9 @@ def groups_sync(*, apps=global_apps, using: str = DEFAULT_DB_ALIAS) -> None:
         permissions = []
         for dotted in names:
             app_label, codename = dotted.split(".")
-            permissions.append(Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename))
+            found = Permission.objects.using(using).filter(content_type__app_label=app_label, codename=codename).first()
+            if found is not None:  # an app migrated later (audit) adds its own when it syncs the groups again
+                permissions.append(found)
         group.permissions.set(permissions)
 
 

@@ -6,8 +6,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Min, Q
 
+from audit.models import Action
+from audit.services import audit_record
+
 from . import signals
-from .models import AuditRecord, Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side
+from .models import Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side
 
 _SCORE = {1.0: Decimal("1"), 0.5: Decimal("0.5"), 0.0: Decimal("0")}
 
@@ -61,15 +64,6 @@ def game_record(*, game: Game) -> Game:
     return game
 
 
-def audit_record(*, actor, action: str, obj, before=None, after=None, note: str = "") -> AuditRecord:
-    """Write who did what to which object, from what to what."""
-    return AuditRecord.objects.create(
-        actor=actor if actor is not None and getattr(actor, "is_authenticated", False) else None,
-        action=action, object_type=obj._meta.model_name, object_id=str(obj.pk), object_repr=str(obj)[:300],
-        before=before, after=after, note=note,
-    )
-
-
 def _first_game_date(event: Event) -> dt.date:
     first = event.games.aggregate(first=Min("played_at"))["first"]
     return min(event.start_date, first.date()) if first else event.start_date
@@ -77,7 +71,7 @@ def _first_game_date(event: Event) -> dt.date:
 
 def _is_backdated(event: Event) -> bool:
     """True when rated games already exist after this event's first game."""
-    start = dt.datetime.combine(_first_game_date(event), dt.time(), tzinfo=dt.timezone.utc)
+    start = dt.datetime.combine(_first_game_date(event), dt.time(), tzinfo=dt.UTC)
     return (
         Game.objects.filter(event__status=EventStatus.SANCTIONED, played_at__gte=start).exclude(event=event).exists()
     )
@@ -103,7 +97,7 @@ def event_submit(*, event: Event, actor) -> Event:
     before = event.status
     event.status = EventStatus.SUBMITTED
     event.save(update_fields=["status", "updated_at"])
-    audit_record(actor=actor, action="event.submit", obj=event, before={"status": before}, after={"status": event.status})
+    audit_record(actor=actor, action=Action.EVENT_SUBMIT, obj=event, before={"status": before}, after={"status": event.status})
     return event
 
 
@@ -117,7 +111,7 @@ def event_sanction(*, event: Event, actor, note: str = "") -> Event:
     before = event.status
     event.status = EventStatus.SANCTIONED
     event.save(update_fields=["status", "updated_at"])
-    audit_record(actor=actor, action="event.sanction", obj=event, before={"status": before}, after={"status": event.status}, note=note)
+    audit_record(actor=actor, action=Action.EVENT_SANCTION, obj=event, before={"status": before}, after={"status": event.status}, note=note)
     _request_recalculation(
         trigger="backdated" if backdated else "sanctioned", since=_first_game_date(event),
         reason=f"{'late event' if backdated else 'sanctioned'}: {event.name}", actor=actor,
@@ -135,7 +129,7 @@ def event_reject(*, event: Event, actor, reason: str) -> Event:
     before = event.status
     event.status = EventStatus.REJECTED
     event.save(update_fields=["status", "updated_at"])
-    audit_record(actor=actor, action="event.reject", obj=event, before={"status": before}, after={"status": event.status}, note=reason)
+    audit_record(actor=actor, action=Action.EVENT_REJECT, obj=event, before={"status": before}, after={"status": event.status}, note=reason)
     if was_sanctioned:
         _request_recalculation(trigger="corrected", since=_first_game_date(event), reason=f"unsanctioned: {event.name}", actor=actor)
     return event
@@ -157,7 +151,7 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
     for name, value in changes.items():
         setattr(game, name, value)
     game_record(game=game)
-    audit_record(actor=actor, action="game.correct", obj=game, before=before, after=changes, note=note)
+    audit_record(actor=actor, action=Action.GAME_CORRECT, obj=game, before=before, after=changes, note=note)
     if game.event.status == EventStatus.SANCTIONED:
         _request_recalculation(
             trigger="corrected", since=game.played_at.date(), reason=f"corrected game in {game.event.name}", actor=actor
@@ -196,13 +190,15 @@ def coach_merge(*, keep: Coach, duplicate: Coach, actor) -> Coach:
         duplicate.save(update_fields=["user"])
         keep.save(update_fields=["user"])
     audit_record(
-        actor=actor, action="coach.merge", obj=keep,
+        actor=actor, action=Action.COACH_MERGE, obj=keep,
         before={"duplicate": {"number": duplicate.number, "name": duplicate.name}}, after=moved,
     )
     signals.coach_merged.send(sender=Coach, keep=keep, duplicate=duplicate)
     duplicate.delete()
     if first is not None:
-        _request_recalculation(trigger="merge", since=first.date(), reason=f"merged coach {duplicate.number} into {keep.number}", actor=actor)
+        _request_recalculation(
+            trigger="merge", since=first.date(), reason=f"merged coach {duplicate.number} into {keep.number}", actor=actor
+        )
     return keep
 
 
@@ -318,7 +314,7 @@ def _write_results(event: Event, games, played_at: dict) -> None:
                     home_touchdowns=entry.home_td, away_touchdowns=entry.away_td,
                     home_casualties=entry.home_cas, away_casualties=entry.away_cas,
                     conceded_by=entry.conceded or None, kind=entry.kind,
-                    played_at=played_at[entry.round].replace(tzinfo=dt.timezone.utc),
+                    played_at=played_at[entry.round].replace(tzinfo=dt.UTC),
                 )
                 sides.extend(game_sides_for(game))
             GameSide.objects.bulk_create(sides)
@@ -336,7 +332,7 @@ def event_create(*, actor, **fields) -> Event:
     event = Event(organiser=actor, status=EventStatus.DRAFT, **fields)
     event.full_clean(exclude=["source"])
     event.save()
-    audit_record(actor=actor, action="event.create", obj=event, after=_event_fields(event))
+    audit_record(actor=actor, action=Action.EVENT_CREATE, obj=event, after=_event_fields(event))
     return event
 
 
@@ -359,14 +355,19 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
     participants, rounds, games, awards = list(participants), list(rounds), list(games), list(awards)
     numbers = {p.coach for p in participants} | {a.coach for a in awards} | {n for g in games for _, n, _ in g.coaches()}
     coaches = _coaches_by_number(numbers)
-    races = _races_by_slug({p.race for p in participants} | {a.race for a in awards if a.race} | {r for g in games for _, _, r in g.coaches()})
+    races = _races_by_slug(
+        {p.race for p in participants} | {a.race for a in awards if a.race} | {r for g in games for _, _, r in g.coaches()}
+    )
     names = dict(Race.objects.values_list("slug", "name"))
     round_numbers = {r.number for r in rounds}
     errors = _validation_messages(check_rounds(rounds, start=event.start_date, end=event.end_date), "Round row")
     errors += [f"Game {g.line}: round {g.round} is not in the list of rounds." for g in games if g.round not in round_numbers]
     participant_errors, race_errors = check_participants(participants, games, known_coaches=coaches, race_names=names)
     errors += _validation_messages(participant_errors, "Participant row")
-    errors += _validation_messages(check_results(games, start=event.start_date, end=event.end_date, known_coaches=coaches, race_names=names) + race_errors, "Game")
+    errors += _validation_messages(
+        check_results(games, start=event.start_date, end=event.end_date, known_coaches=coaches, race_names=names) + race_errors,
+        "Game",
+    )
     errors += _validation_messages(check_awards(awards, known_coaches=coaches), "Award row")
     if errors:
         raise ValidationError(errors)
@@ -390,7 +391,7 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
     )
     after = {**_event_fields(event), **_event_counts(event)}
     changed_before, changed_after = _changed(before, after)
-    audit_record(actor=actor, action="event.update", obj=event, before=changed_before, after=changed_after)
+    audit_record(actor=actor, action=Action.EVENT_UPDATE, obj=event, before=changed_before, after=changed_after)
     return event
 
 
@@ -426,7 +427,7 @@ def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
         elif participant.race.slug != race:
             participant.race = races[race]
             participant.save(update_fields=["race"])
-    audit_record(actor=actor, action="event.upload", obj=event, before=before, after=_event_counts(event), note=file_name[:200])
+    audit_record(actor=actor, action=Action.EVENT_UPLOAD, obj=event, before=before, after=_event_counts(event), note=file_name[:200])
     return event
 
 
@@ -436,7 +437,10 @@ def coach_create(*, actor, number: int, name: str, nationality: str = "") -> Coa
     coach = Coach(number=number, name=name.strip(), nationality=nationality or "")
     coach.full_clean(exclude=["user"])
     coach.save()
-    audit_record(actor=actor, action="coach.create", obj=coach, after={"number": coach.number, "name": coach.name, "nationality": str(coach.nationality or "")})
+    audit_record(
+        actor=actor, action=Action.COACH_CREATE, obj=coach,
+        after={"number": coach.number, "name": coach.name, "nationality": str(coach.nationality or "")},
+    )
     return coach
 
 
@@ -455,7 +459,7 @@ def user_link_coach(*, user, coach: Coach | None, actor):
         coach.user = user
         coach.save(update_fields=["user"])
     audit_record(
-        actor=actor, action="user.link_coach", obj=user,
+        actor=actor, action=Action.USER_LINK_COACH, obj=user,
         before={"coach": current.number if current else None}, after={"coach": coach.number if coach else None},
     )
     return user

@@ -12,16 +12,22 @@ from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_POST, require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 from django_tables2 import RequestConfig
+
+from audit.models import AuditRecord
 
 from . import permissions as perms
 from . import services
 from .filters import AuditFilter, EventQueueFilter
 from .forms import (
-    CoachMergeForm, GameCorrectionForm, LinkCoachForm, RejectForm, SanctionForm,
+    CoachMergeForm,
+    GameCorrectionForm,
+    LinkCoachForm,
+    RejectForm,
+    SanctionForm,
 )
-from .models import AuditRecord, Event, EventStatus, Game, GameSide
+from .models import Event, EventStatus, Game, GameSide
 from .organiser_views import _error_messages, _posted
 
 User = get_user_model()
@@ -82,7 +88,9 @@ class MemberTable(tables.Table):
     username = tables.Column()
     coach = tables.Column(accessor="coach", verbose_name="Coach", default="—", orderable=False)
     groups = tables.Column(empty_values=(), orderable=False, verbose_name="Roles")
-    link = tables.LinkColumn("staff_member_link", args=[tables.A("pk")], text="Link coach", empty_values=(), orderable=False, verbose_name="")
+    link = tables.LinkColumn(
+        "staff_member_link", args=[tables.A("pk")], text="Link coach", empty_values=(), orderable=False, verbose_name=""
+    )
 
     class Meta:
         model = User
@@ -235,7 +243,10 @@ def member_link(request, pk: int):
             form.add_error("coach", error)
         else:
             coach = form.cleaned_data["coach"]
-            messages.success(request, f"{member.get_username()} is linked to {coach}." if coach else f"{member.get_username()} is no longer linked to a coach.")
+            messages.success(
+                request,
+                f"{member.get_username()} is linked to {coach}." if coach else f"{member.get_username()} is no longer linked to a coach.",
+            )
             return redirect("staff_member_list")
     return render(request, "staff/member_link.html", {"member": member, "current": current, "form": form})
 

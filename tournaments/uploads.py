@@ -308,19 +308,27 @@ def check_results(
     for game in games:
         line = game.line
         if not start <= game.date <= end:
-            errors.append(RowError(line, "date", f"{game.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d})."))
+            errors.append(RowError(
+                line, "date", f"{game.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d}).",
+            ))
         first_date = round_dates.setdefault(game.round, (game.date, line))
         if first_date[0] != game.date:
-            errors.append(RowError(line, "date", f"Round {game.round} is dated {first_date[0]:%Y-%m-%d} on line {first_date[1]}: a round has one date."))
+            errors.append(RowError(
+                line, "date", f"Round {game.round} is dated {first_date[0]:%Y-%m-%d} on line {first_date[1]}: a round has one date.",
+            ))
         for side, number, _ in game.coaches():
             if number not in known_coaches:
-                errors.append(RowError(line, f"{side}_coach", f"No coach has federation number {number}: create the coach first.", "unknown_coach"))
+                errors.append(RowError(
+                    line, f"{side}_coach", f"No coach has federation number {number}: create the coach first.", "unknown_coach",
+                ))
         if game.away_coach is not None and game.away_coach == game.home_coach:
             errors.append(RowError(line, "away_coach", f"Coach {game.home_coach} cannot play against himself."))
             continue
         pairing = (game.round, frozenset(number for _, number, _ in game.coaches()))
         if pairing in pairings:
-            errors.append(RowError(line, "", f"Duplicate game: the same coaches already meet in round {game.round} on line {pairings[pairing]}."))
+            errors.append(RowError(
+                line, "", f"Duplicate game: the same coaches already meet in round {game.round} on line {pairings[pairing]}.",
+            ))
             continue
         pairings[pairing] = line
         for side, number, race in game.coaches():
@@ -414,7 +422,9 @@ def check_rounds(rounds: Iterable[RoundEntry], *, start: dt.date, end: dt.date) 
             errors.append(RowError(entry.line, "number", f"Round {entry.number} is already on row {seen[entry.number]}."))
         seen.setdefault(entry.number, entry.line)
         if not start <= entry.date <= end:
-            errors.append(RowError(entry.line, "date", f"{entry.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d})."))
+            errors.append(RowError(
+                entry.line, "date", f"{entry.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d}).",
+            ))
     return errors
 
 
@@ -427,9 +437,13 @@ def check_participants(
     participant_errors, game_errors, registered = [], [], {}
     for entry in participants:
         if entry.coach not in known_coaches:
-            participant_errors.append(RowError(entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach"))
+            participant_errors.append(RowError(
+                entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach",
+            ))
         if entry.coach in registered:
-            participant_errors.append(RowError(entry.line, "coach", f"Coach {entry.coach} is already registered on row {registered[entry.coach].line}."))
+            participant_errors.append(RowError(
+                entry.line, "coach", f"Coach {entry.coach} is already registered on row {registered[entry.coach].line}.",
+            ))
             continue
         registered[entry.coach] = entry
     for game in games:
@@ -448,7 +462,9 @@ def check_awards(awards: Iterable[AwardEntry], *, known_coaches: Container[int])
     errors, seen = [], {}
     for entry in awards:
         if entry.coach not in known_coaches:
-            errors.append(RowError(entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach"))
+            errors.append(RowError(
+                entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach",
+            ))
         key = (entry.category.casefold(), entry.coach)
         if key in seen:
             errors.append(RowError(entry.line, "category", f"Coach {entry.coach} already has this award on row {seen[key]}."))

@@ -12,30 +12,30 @@ plays or is read, from the index of the last period applied to it.
 from __future__ import annotations
 
 import math
-from functools import partial
 import statistics
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time, timedelta
+from functools import partial
 from itertools import repeat
 from operator import attrgetter
 
 import numpy as np
 
 from .common import (
-    OutOfOrder,
-    run_in_order,
-    config_error,
-    config_slugs,
     AWAY,
     HOME,
     PLAYED,
     CalculationRow,
     GameRecord,
+    OutOfOrder,
     PeriodSummary,
     Reason,
     build_many,
     check_fields,
+    config_error,
+    config_slugs,
     paused_gc,
+    run_in_order,
 )
 
 SCALE = 173.7178

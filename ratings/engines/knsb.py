@@ -29,15 +29,13 @@ from __future__ import annotations
 import math
 import pickle
 from dataclasses import dataclass, field, fields
-from functools import lru_cache, partial
 from datetime import date, datetime
+from functools import cache, partial
 from typing import NamedTuple
 
 import numpy as np
 
 from .common import (
-    config_error,
-    config_slugs,
     AWAY,
     HOME,
     PLAYED,
@@ -46,6 +44,8 @@ from .common import (
     PeriodSummary,
     Reason,
     check_fields,
+    config_error,
+    config_slugs,
     paused_gc,
     round_half_away,
 )
@@ -454,7 +454,7 @@ def _month(d: date) -> int:
 _LAST_MONTH = _month(date.max)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _list_date(month: int) -> date:
     return date(month // 12, month % 12 + 1, 1)
 

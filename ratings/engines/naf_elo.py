@@ -7,27 +7,27 @@ K = 2·√min(N, non_major_max), majors always 2·√60. Games are applied one a
 from __future__ import annotations
 
 import math
-from functools import partial
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time, timedelta
+from functools import partial
 from itertools import repeat
 from operator import truediv
 
 from .common import (
-    OutOfOrder,
-    run_in_order,
-    config_error,
-    config_slugs,
     AWAY,
     HOME,
     PLAYED,
     CalculationRow,
     GameRecord,
+    OutOfOrder,
     PeriodSummary,
     Reason,
     build_many,
     check_fields,
+    config_error,
+    config_slugs,
     round_half_away,
+    run_in_order,
 )
 
 ELO_SCALE = 150.0

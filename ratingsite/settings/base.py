@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "tournaments",
     "ratings",
     "stats",
+    "audit",
 ]
 
 MIDDLEWARE = [

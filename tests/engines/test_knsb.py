@@ -581,7 +581,7 @@ def histories(draw):
     games = []
     for i, day in enumerate(days):
         home = draw(st.integers(min_value=1, max_value=6))
-        away = draw(st.integers(min_value=1, max_value=6).filter(lambda c: c != home))
+        away = draw(st.integers(min_value=1, max_value=6).filter(lambda c, home=home: c != home))
         games.append(game(i + 1, home, away, draw(scores),
                           when=datetime(2023, 1, 1) + timedelta(days=day), hours=i % 20,
                           home_race=draw(st.sampled_from(["orc", "elf"]))))
@@ -657,7 +657,9 @@ def _games_taken_by_the_general_path(monkeypatch) -> list:
 
     taken = []
     for name in ("slow", "unrated"):
-        def spy(self, g, *args, _original=getattr(knsb._Run, name)):
+        original = getattr(knsb._Run, name)
+
+        def spy(self, g, *args, _original=original):
             taken.append(g.game_id)
             return _original(self, g, *args)
 

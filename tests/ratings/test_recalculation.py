@@ -43,7 +43,9 @@ def everything(slug):
     """A fingerprint of every stored figure of a system."""
     system = RatingSystem.objects.get(slug=slug)
     return (
-        sorted(CalculationRow.objects.filter(system=system).values_list("game_id", "side", "r0", "rc", "we", "k", "rt", "counted", "reason")),
+        sorted(CalculationRow.objects.filter(system=system).values_list(
+            "game_id", "side", "r0", "rc", "we", "k", "rt", "counted", "reason"
+        )),
         sorted(PeriodSummary.objects.filter(system=system).values_list("coach_id", "period", "rl", "rn", "nt", "mu", "phi")),
         sorted(CurrentRating.objects.filter(system=system).values_list("coach_id", "race_id", "value", "rank", "games")),
         sorted(RatingList.objects.filter(system=system).values_list("date", "rated", "ranked")),
@@ -90,7 +92,7 @@ def test_monthly_lists_are_published_on_the_first_with_ranks_and_starters():
     add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
     run("elo")
     lists = list(RatingList.objects.filter(system__slug="elo").order_by("date"))
-    assert [l.date for l in lists] == [dt.date(2024, m, 1) for m in range(4, 10)]
+    assert [rating_list.date for rating_list in lists] == [dt.date(2024, m, 1) for m in range(4, 10)]
     april = lists[0]
     assert (april.rated, april.ranked, april.starters) == (4, 4, 4)
     top = april.entries.order_by("rank").first()
@@ -463,7 +465,10 @@ def test_a_swap_builds_indexes_without_parallel_workers_only_while_other_runs_go
 def test_a_knsb_imported_list_names_coaches_by_number_and_one_added_later_replays_from_the_start():
     coaches = CoachFactory.create_batch(2)
     knsb = RatingSystem.objects.get(slug="knsb")
-    knsb.parameters = {**knsb.parameters, "initial_list": [[coaches[0].number, 1800, 40], [coaches[1].number, 1700, 40], [999999, 1600, 40]]}
+    knsb.parameters = {
+        **knsb.parameters,
+        "initial_list": [[coaches[0].number, 1800, 40], [coaches[1].number, 1700, 40], [999999, 1600, 40]],
+    }
     knsb.save()
     add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
     add_event(coaches, dt.date(2024, 6, 8), [[(0, 1, (0, 1))]])

@@ -51,8 +51,14 @@ def test_two_sanctionings_at_once_give_what_one_full_recompute_gives(worker):
     coaches = CoachFactory.create_batch(8)
     today = dt.date.today()
     add_event(coaches, today.replace(day=1) - dt.timedelta(days=120), [[(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1)), (6, 7, (2, 1))]])
-    first = add_event(coaches, today.replace(day=1) - dt.timedelta(days=60), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 6, (1, 1)), (5, 7, (3, 0))]], status="submitted")
-    second = add_event(coaches, today.replace(day=1) - dt.timedelta(days=90), [[(0, 7, (0, 1)), (1, 6, (2, 2)), (2, 5, (1, 0)), (3, 4, (0, 0))]], status="submitted")
+    first = add_event(
+        coaches, today.replace(day=1) - dt.timedelta(days=60), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 6, (1, 1)), (5, 7, (3, 0))]],
+        status="submitted",
+    )
+    second = add_event(
+        coaches, today.replace(day=1) - dt.timedelta(days=90), [[(0, 7, (0, 1)), (1, 6, (2, 2)), (2, 5, (1, 0)), (3, 4, (0, 0))]],
+        status="submitted",
+    )
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(sanction, [first.pk, second.pk]))
     finished = wait_for_runs(2 * len(SLUGS))

@@ -119,9 +119,8 @@ def test_games_explorer_sorts_and_pages(client, league):
 
 
 def test_games_explorer_pages_by_fifty(client, league):
-    from tests.factories import RoundFactory, play
-
     from stats.services import summaries_refresh
+    from tests.factories import RoundFactory, play
 
     for number in range(3, 60):
         play(RoundFactory(event=league.london, number=number), league.a, league.b)
@@ -192,9 +191,8 @@ def test_tampered_paging_and_sorting_still_show_the_page(client, league, query):
 
 
 def test_page_size_cannot_be_raised_from_the_address(client, league):
-    from tests.factories import RoundFactory, play
-
     from stats.services import summaries_refresh
+    from tests.factories import RoundFactory, play
 
     for number in range(3, 60):
         play(RoundFactory(event=league.london, number=number), league.a, league.b)

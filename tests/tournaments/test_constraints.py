@@ -64,9 +64,8 @@ def test_the_service_refuses_a_coach_twice_in_one_round_and_saves_nothing():
     round_ = RoundFactory()
     a, b, c = CoachFactory.create_batch(3)
     play(round_, a, b)
-    with pytest.raises(IntegrityError):
-        with transaction.atomic():
-            play(round_, c, a)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        play(round_, c, a)
     assert Game.objects.count() == 1
     assert GameSide.objects.count() == 2
 

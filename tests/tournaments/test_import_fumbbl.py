@@ -103,7 +103,7 @@ def test_a_game_keeps_its_fields_and_round(fumbbl_data):
     assert (game.home_casualties, game.away_casualties) == (0, 2)
     assert game.conceded_by is None
     assert game.kind == "played"
-    assert game.played_at == dt.datetime(2020, 8, 7, 1, 27, 14, tzinfo=dt.timezone.utc)
+    assert game.played_at == dt.datetime(2020, 8, 7, 1, 27, 14, tzinfo=dt.UTC)
 
 
 def test_elven_union_is_imported_as_elf_union_with_casualties_summed(fumbbl_data):

@@ -4,11 +4,12 @@ import datetime as dt
 import pytest
 from django.core.exceptions import ValidationError
 
+from audit.models import AuditRecord
 from ratings.models import RatingSystem, RecalculationRun, RunStatus
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser, staff
 from tournaments import services
-from tournaments.models import AuditRecord, Award, Event, EventStatus, Game, GameSide, Participant, Race, Round, Variant
+from tournaments.models import Award, Event, EventStatus, Game, GameSide, Participant, Race, Round, Variant
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +54,9 @@ def game(round_=1, home=101, away=102, home_td=1, away_td=0, **extra) -> dict:
             "home_cas": 0, "away_cas": 0, "kind": "played", **extra}
 
 
-PARTICIPANTS = [{"coach": 101, "race": "human"}, {"coach": 102, "race": "orc"}, {"coach": 103, "race": "dwarf"}, {"coach": 104, "race": "skaven"}]
+PARTICIPANTS = [
+    {"coach": 101, "race": "human"}, {"coach": 102, "race": "orc"}, {"coach": 103, "race": "dwarf"}, {"coach": 104, "race": "skaven"},
+]
 ROUNDS = [{"number": 1, "date": "2024-05-04", "time": "09:00"}, {"number": 2, "date": "2024-05-04", "time": "13:00"}]
 GAMES = [game(1, 101, 102, 2, 1), game(1, 103, 104, 1, 1), game(2, 101, 103, 0, 1), game(2, 102, 104, 3, 0)]
 
@@ -100,8 +103,11 @@ def test_the_entry_page_saves_participants_rounds_games_and_awards_together(clie
     response = save(client, draft, entry(draft, awards=[{"category": "Best painted", "coach": 103, "race": ""}]))
     assert response.status_code == 302, response.context and response.context["problems"]
     games = Game.objects.filter(event=draft).order_by("played_at", "id")
-    assert [(g.round.number, g.home_coach.number, g.home_race.slug, g.home_touchdowns, g.away_touchdowns, g.away_race.slug) for g in games] == [
-        (1, 101, "human", 2, 1, "orc"), (1, 103, "dwarf", 1, 1, "skaven"), (2, 101, "human", 0, 1, "dwarf"), (2, 102, "orc", 3, 0, "skaven"),
+    assert [
+        (g.round.number, g.home_coach.number, g.home_race.slug, g.home_touchdowns, g.away_touchdowns, g.away_race.slug) for g in games
+    ] == [
+        (1, 101, "human", 2, 1, "orc"), (1, 103, "dwarf", 1, 1, "skaven"),
+        (2, 101, "human", 0, 1, "dwarf"), (2, 102, "orc", 3, 0, "skaven"),
     ]
     assert [g.played_at.strftime("%Y-%m-%d %H:%M") for g in games][::2] == ["2024-05-04 09:00", "2024-05-04 13:00"]
     assert GameSide.objects.filter(event=draft).count() == 8
@@ -127,7 +133,9 @@ def test_a_coach_in_a_game_is_registered_with_the_race_he_plays(client, owner, d
 def test_a_saved_entry_page_saves_again_unchanged(client, owner, draft, coaches):
     client.force_login(owner)
     save(client, draft, entry(draft))
-    before = sorted(Game.objects.values_list("round__number", "home_coach__number", "away_coach__number", "home_touchdowns", "away_touchdowns", "played_at"))
+    before = sorted(Game.objects.values_list(
+        "round__number", "home_coach__number", "away_coach__number", "home_touchdowns", "away_touchdowns", "played_at"
+    ))
     page = client.get(f"/organiser/events/{draft.pk}/edit/").context["entry"]
     data = {}
     for form in [page.form, *(f for formset in page.formsets for f in formset.forms)]:
@@ -139,8 +147,15 @@ def test_a_saved_entry_page_saves_again_unchanged(client, owner, draft, coaches)
     for formset in page.formsets:
         data.update({f"{formset.prefix}-{key}": value for key, value in formset.management_form.initial.items()})
     response = save(client, draft, data)
-    assert response.status_code == 302, response.context and (response.context["entry"].form.errors, [f.errors for fs in response.context["entry"].formsets for f in fs], response.context["problems"], data)
-    after = sorted(Game.objects.values_list("round__number", "home_coach__number", "away_coach__number", "home_touchdowns", "away_touchdowns", "played_at"))
+    assert response.status_code == 302, response.context and (
+        response.context["entry"].form.errors,
+        [f.errors for fs in response.context["entry"].formsets for f in fs],
+        response.context["problems"],
+        data,
+    )
+    after = sorted(Game.objects.values_list(
+        "round__number", "home_coach__number", "away_coach__number", "home_touchdowns", "away_touchdowns", "played_at"
+    ))
     assert after == before
 
 
@@ -189,7 +204,9 @@ def test_a_round_dated_outside_the_event_is_refused(client, owner, draft, coache
 
 def test_an_unknown_federation_number_is_refused_with_an_offer_to_create_the_coach(client, owner, draft, coaches):
     client.force_login(owner)
-    response = save(client, draft, entry(draft, participants=[{"coach": 999, "race": "human"}], games=[game(1, 999, 101, home_race="human", away_race="human")]))
+    response = save(client, draft, entry(
+        draft, participants=[{"coach": 999, "race": "human"}], games=[game(1, 999, 101, home_race="human", away_race="human")]
+    ))
     assert errors_of(response, "participants")[0] == {"coach": ["No coach has federation number 999: create the coach first."]}
     assert errors_of(response, "games")[0] == {"home_coach": ["No coach has federation number 999: create the coach first."]}
     assert response.context["entry"].unknown_numbers == [999]
@@ -312,7 +329,9 @@ def test_an_organiser_creates_a_missing_coach_and_returns_to_his_event(client, o
     client.force_login(owner)
     page = client.get(f"/organiser/coaches/new/?number=555&next=/organiser/events/{draft.pk}/edit/")
     assert page.context["form"]["number"].value() == "555"
-    response = client.post("/organiser/coaches/new/", {"number": 555, "name": "Nina", "nationality": "BE", "next": f"/organiser/events/{draft.pk}/edit/"})
+    response = client.post("/organiser/coaches/new/", {
+        "number": 555, "name": "Nina", "nationality": "BE", "next": f"/organiser/events/{draft.pk}/edit/",
+    })
     assert response["Location"] == f"/organiser/events/{draft.pk}/edit/"
     assert AuditRecord.objects.get(action="coach.create").after == {"number": 555, "name": "Nina", "nationality": "BE"}
 

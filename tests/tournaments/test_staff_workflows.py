@@ -3,10 +3,11 @@ import datetime as dt
 
 import pytest
 
+from audit.models import AuditRecord
 from ratings.models import CalculationRow, CurrentRating, RatingSystem, RecalculationRun, RunStatus, Trigger
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import member, organiser, staff
-from tournaments.models import AuditRecord, Coach, Event, EventStatus, Game, GameSide
+from tournaments.models import Coach, Event, EventStatus, Game, GameSide
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +55,9 @@ def test_sanctioning_an_event_records_it_and_recalculates_the_rankings(client, s
     event.refresh_from_db()
     assert event.status == EventStatus.SANCTIONED
     record = AuditRecord.objects.get(action="event.sanction")
-    assert (record.actor, record.before, record.after, record.note) == (sam, {"status": "submitted"}, {"status": "sanctioned"}, "All in order")
+    assert (record.actor, record.before, record.after, record.note) == (
+        sam, {"status": "submitted"}, {"status": "sanctioned"}, "All in order",
+    )
     runs = RecalculationRun.objects.all()
     assert {(r.trigger, r.status, r.from_date, r.requested_by) for r in runs} == {("sanctioned", RunStatus.SUCCEEDED, DAY, sam)}
     assert runs.count() == RatingSystem.objects.filter(active=True).count()
@@ -130,7 +133,9 @@ def test_a_correction_to_a_bye_with_an_opponent_is_refused_by_the_record(client,
 
 def test_a_correction_waits_for_a_running_recalculation_of_its_dates(client, sam, submitted):
     event, _, games = submitted
-    RecalculationRun.objects.create(system=RatingSystem.objects.get(slug="glicko"), trigger="manual", from_date=DAY, status=RunStatus.QUEUED)
+    RecalculationRun.objects.create(
+        system=RatingSystem.objects.get(slug="glicko"), trigger="manual", from_date=DAY, status=RunStatus.QUEUED
+    )
     response = client.post(f"/staff/events/{event.pk}/correct/", {
         "game": games[0].pk, "home_touchdowns": 0, "away_touchdowns": 0, "home_casualties": 0, "away_casualties": 0,
         "conceded_by": "", "kind": "played", "note": "draw really",
@@ -168,7 +173,9 @@ def test_merging_two_coaches_previews_then_folds_the_duplicate_in(client, sam, s
     assert GameSide.objects.filter(coach=w).count() == 3
     record = AuditRecord.objects.get(action="coach.merge")
     assert (record.actor, record.before["duplicate"]["number"]) == (sam, duplicate.number)
-    assert {(r.trigger, r.from_date, r.status) for r in RecalculationRun.objects.all()} == {("merge", dt.date(2024, 4, 6), RunStatus.SUCCEEDED)}
+    assert {(r.trigger, r.from_date, r.status) for r in RecalculationRun.objects.all()} == {
+        ("merge", dt.date(2024, 4, 6), RunStatus.SUCCEEDED),
+    }
 
 
 def test_coaches_who_played_each_other_cannot_be_merged(client, sam, submitted):
@@ -236,7 +243,9 @@ def test_a_rerun_is_a_new_run_of_the_same_system_from_the_same_date(client, sam,
         response = client.post(f"/staff/runs/{failed.pk}/rerun/")
     rerun = RecalculationRun.objects.exclude(pk=failed.pk).get()
     assert response["Location"] == f"/staff/runs/{rerun.pk}/"
-    assert (rerun.system, rerun.trigger, rerun.from_date, rerun.requested_by, rerun.status) == (system, "rerun", DAY, sam, RunStatus.SUCCEEDED)
+    assert (rerun.system, rerun.trigger, rerun.from_date, rerun.requested_by, rerun.status) == (
+        system, "rerun", DAY, sam, RunStatus.SUCCEEDED,
+    )
     record = AuditRecord.objects.get(action="run.rerun")
     assert (record.object_id, record.after["run"]) == (str(failed.pk), rerun.pk)
 
@@ -254,11 +263,20 @@ def audit_trail(sam):
     event = EventFactory(name="Delft Open", status=EventStatus.DRAFT, organiser=olga)
     coach = CoachFactory(name="Anna")
     records = [
-        AuditRecord.objects.create(actor=olga, action="event.create", object_type="event", object_id=str(event.pk), object_repr=str(event), after={"name": "Delft Open"}),
-        AuditRecord.objects.create(actor=sam, action="event.sanction", object_type="event", object_id=str(event.pk), object_repr=str(event), before={"status": "submitted"}, after={"status": "sanctioned"}),
-        AuditRecord.objects.create(actor=sam, action="coach.create", object_type="coach", object_id=str(coach.pk), object_repr="<b>Anna</b>", after={"name": "<b>Anna</b>"}),
+        AuditRecord.objects.create(
+            actor=olga, action="event.create", object_type="event", object_id=str(event.pk), object_repr=str(event),
+            after={"name": "Delft Open"},
+        ),
+        AuditRecord.objects.create(
+            actor=sam, action="event.sanction", object_type="event", object_id=str(event.pk), object_repr=str(event),
+            before={"status": "submitted"}, after={"status": "sanctioned"},
+        ),
+        AuditRecord.objects.create(
+            actor=sam, action="coach.create", object_type="coach", object_id=str(coach.pk), object_repr="<b>Anna</b>",
+            after={"name": "<b>Anna</b>"},
+        ),
     ]
-    AuditRecord.objects.filter(pk=records[0].pk).update(at=dt.datetime(2024, 5, 1, 12, tzinfo=dt.timezone.utc))
+    AuditRecord.objects.filter(pk=records[0].pk).update(at=dt.datetime(2024, 5, 1, 12, tzinfo=dt.UTC))
     return records
 
 

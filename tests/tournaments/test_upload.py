@@ -4,9 +4,10 @@ import datetime as dt
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from audit.models import AuditRecord
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser
-from tournaments.models import AuditRecord, Coach, Event, Game, GameSide, Participant, Race, Round
+from tournaments.models import Coach, Event, Game, GameSide, Participant, Race, Round
 from tournaments.uploads import COLUMN_NAMES, COLUMNS, MAX_UPLOAD_BYTES, RaceRef, parse_results, race_lookup
 
 RACES = race_lookup([
@@ -218,7 +219,9 @@ def test_one_bad_row_saves_nothing_and_is_shown_by_line_and_column(client, draft
     assert "nothing was saved" in page and "-3 is negative" in page
     assert "preview" not in response.context
     assert Game.objects.count() == Round.objects.count() == Participant.objects.count() == 0
-    response = client.post(f"/organiser/events/{event.pk}/upload/", {"action": "confirm", "digest": client.session[f"results-upload-{event.pk}"]["digest"]})
+    response = client.post(f"/organiser/events/{event.pk}/upload/", {
+        "action": "confirm", "digest": client.session[f"results-upload-{event.pk}"]["digest"],
+    })
     assert response.status_code == 200
     assert Game.objects.count() == 0
 
@@ -307,12 +310,18 @@ def test_the_downloaded_results_upload_again_unchanged(client, draft):
     client.force_login(owner)
     check(client, event, GOOD)
     confirm(client, event)
-    before = sorted(Game.objects.values_list("round__number", "home_coach__number", "away_coach__number", "home_touchdowns", "away_touchdowns", "home_casualties", "away_casualties"))
+    before = sorted(Game.objects.values_list(
+        "round__number", "home_coach__number", "away_coach__number",
+        "home_touchdowns", "away_touchdowns", "home_casualties", "away_casualties",
+    ))
     download = client.get(f"/organiser/events/{event.pk}/upload/results.csv").content.decode()
     response = check(client, event, download)
     assert response.context["upload"].is_valid
     confirm(client, event)
-    after = sorted(Game.objects.values_list("round__number", "home_coach__number", "away_coach__number", "home_touchdowns", "away_touchdowns", "home_casualties", "away_casualties"))
+    after = sorted(Game.objects.values_list(
+        "round__number", "home_coach__number", "away_coach__number",
+        "home_touchdowns", "away_touchdowns", "home_casualties", "away_casualties",
+    ))
     assert after == before
 
 

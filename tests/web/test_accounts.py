@@ -32,7 +32,7 @@ def test_the_migration_creates_the_three_groups_with_their_permissions():
     assert members < organisers < staff_
     assert {"tournaments.add_event", "tournaments.add_coach"} <= organisers
     assert not organisers & {"tournaments.change_event", "tournaments.change_game", "tournaments.sanction_event"}
-    assert {"tournaments.sanction_event", "tournaments.merge_coach", "tournaments.change_game", "tournaments.view_auditrecord",
+    assert {"tournaments.sanction_event", "tournaments.merge_coach", "tournaments.change_game", "audit.view_auditrecord",
             "ratings.change_ratingsystem", "ratings.view_recalculationrun", "ratings.add_recalculationrun"} <= staff_
     for group, names in ROLE_PERMISSIONS.items():
         assert codenames(group) == set(names)
@@ -119,7 +119,9 @@ def test_a_forgotten_password_is_reset_through_an_emailed_link(client):
     link = re.search(r"http://testserver(/accounts/reset/\S+/)", mail.outbox[0].body).group(1)
     form_page = client.get(link, follow=True)
     assert form_page.context["validlink"]
-    response = client.post(form_page.redirect_chain[-1][0], {"new_password1": "fresh-secret-phrase-7", "new_password2": "fresh-secret-phrase-7"})
+    response = client.post(form_page.redirect_chain[-1][0], {
+        "new_password1": "fresh-secret-phrase-7", "new_password2": "fresh-secret-phrase-7",
+    })
     assert response["Location"] == "/accounts/reset/done/"
     mia.refresh_from_db()
     assert mia.check_password("fresh-secret-phrase-7")

@@ -23,9 +23,13 @@ def test_elo_breakdown_shows_the_known_figures_of_the_four_coach_event(client, l
     assert period_class == "period"
     assert period == ["Dutch Open", "2024-03-02", "150.00", "150.00", "1.0", "1.008", "-0.008", "", "-0.03", "149.97"]
     # Round 1: W (150) beats X (150), K = 4: We 0.5, Rt +2.00
-    assert (first_class, first) == ("counted", ["102", "Bert Smith", "Orc", "2024-03-02", "150.00", "150.00", "1.0", "0.500", "+0.500", "4.00", "+2.00", "152.00"])
+    assert (first_class, first) == (
+        "counted", ["102", "Bert Smith", "Orc", "2024-03-02", "150.00", "150.00", "1.0", "0.500", "+0.500", "4.00", "+2.00", "152.00"],
+    )
     # Round 2: W (152) loses to Y (150): P = 0.507675, Rt = −2.03
-    assert second == ["103", "Cees de Vries", "Human", "2024-03-02", "152.00", "150.00", "0.0", "0.508", "-0.508", "4.00", "-2.03", "149.97"]
+    assert second == [
+        "103", "Cees de Vries", "Human", "2024-03-02", "152.00", "150.00", "0.0", "0.508", "-0.508", "4.00", "-2.03", "149.97",
+    ]
     block = table(response, "new rating")
     assert block["header"] == ["Rl", "Rn", "Rct", "Wt", "Wt%", "Nt", "Wet", "Rtt", "Change"]
     assert block["rows"][0][1] == ["150.00", "149.97", "150.00", "1.0", "50.0", "2", "1.008", "-0.03", "-0.03"]
@@ -162,7 +166,10 @@ def rated_knsb():
     ratings = {401: 1800, 402: 1700, 403: 1850, 404: 1900, 405: 1750}
     coaches = {number: CoachFactory(number=number, name=f"Coach {number}") for number in ratings}
     knsb = RatingSystem.objects.get(slug="knsb")
-    knsb.parameters = {**knsb.parameters, "initial_list": [[number, rating, 40] for number, rating in ratings.items()]}  # federation numbers
+    knsb.parameters = {
+        **knsb.parameters,
+        "initial_list": [[number, rating, 40] for number, rating in ratings.items()],  # federation numbers
+    }
     knsb.save()
     events = {
         "open": EventFactory(name="June Open", start_date=dt.date(2024, 6, 8)),
@@ -173,7 +180,7 @@ def rated_knsb():
     ):
         day = events[event].start_date
         play(RoundFactory(event=events[event], number=number, date=day), coaches[401], coaches[opponent], score,
-             at=dt.datetime.combine(day, dt.time(9 + number), tzinfo=dt.timezone.utc))
+             at=dt.datetime.combine(day, dt.time(9 + number), tzinfo=dt.UTC))
     recalculate_all(dt.date(2024, 7, 15))
     return events
 

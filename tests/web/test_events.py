@@ -121,10 +121,10 @@ def test_knsb_w_minus_we_leaves_out_the_games_of_a_start_rating(client):
     pairs = [(anna, bert), (cees, dirk), (anna, cees), (bert, dirk), (anna, dirk), (bert, cees)]
     for number, (home, away) in enumerate(pairs + [(b, a) for a, b in pairs], start=1):
         round_ = RoundFactory(event=league, number=number, date=dt.date(2024, 6, number))
-        play(round_, home, away, (2, 1) if home is anna else (1, 1), at=dt.datetime(2024, 6, number, 12, tzinfo=dt.timezone.utc))
+        play(round_, home, away, (2, 1) if home is anna else (1, 1), at=dt.datetime(2024, 6, number, 12, tzinfo=dt.UTC))
     for number, score in [(13, (1, 0)), (14, (0, 1))]:
         round_ = RoundFactory(event=league, number=number, date=dt.date(2024, 7, number))
-        play(round_, anna, bert, score, at=dt.datetime(2024, 7, number, 12, tzinfo=dt.timezone.utc))
+        play(round_, anna, bert, score, at=dt.datetime(2024, 7, number, 12, tzinfo=dt.UTC))
     recalculate_all(dt.date(2024, 8, 15))
 
     july = list(CalculationRow.objects.filter(system__slug="knsb", coach=anna, played_at__month=7, counted=True))

@@ -33,7 +33,7 @@ def overlapping():
     ]:
         round_ = RoundFactory(event=event, number=day, date=dt.date(2024, 3, day))
         play(round_, home, away, score, home_race="human", away_race="orc",
-             at=dt.datetime(2024, 3, day, 12, tzinfo=dt.timezone.utc))
+             at=dt.datetime(2024, 3, day, 12, tzinfo=dt.UTC))
     recalculate_all(dt.date(2024, 5, 15))
     return {"league": league, "open": open_}
 

@@ -149,7 +149,9 @@ def test_every_form_carries_a_csrf_token(world, url):
     assert all("csrfmiddlewaretoken" in form for form in forms)
 
 
-CSRF_POSTS = [url for url, _, _ in ACTIONS] + ["/accounts/login/", "/accounts/logout/", "/accounts/password/change/", "/accounts/password/reset/"]
+CSRF_POSTS = [url for url, _, _ in ACTIONS] + [
+    "/accounts/login/", "/accounts/logout/", "/accounts/password/change/", "/accounts/password/reset/",
+]
 
 
 @pytest.mark.parametrize("url", CSRF_POSTS)

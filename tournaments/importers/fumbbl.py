@@ -18,7 +18,17 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from tournaments.models import (
-    Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side, Variant,
+    Coach,
+    Event,
+    EventStatus,
+    Game,
+    GameKind,
+    GameSide,
+    Participant,
+    Race,
+    Round,
+    Side,
+    Variant,
 )
 from tournaments.services import game_sides_for
 
@@ -254,7 +264,7 @@ def parse_matches(lines: Iterable[str], *, file: str = "fumbbl_matches.csv") -> 
                 line=line,
                 match_id=match_id,
                 tournament_id=ids["tournament_id"],
-                played_at=dt.datetime.combine(date, clock, tzinfo=dt.timezone.utc),
+                played_at=dt.datetime.combine(date, clock, tzinfo=dt.UTC),
                 home_coach=home,
                 away_coach=away,
                 home_race=home_race,
