@@ -231,8 +231,12 @@ class RankHistoryTable(StatsTable):
     def value_rank(self, value):
         return self.render_rank(value)
 
+    def __init__(self, *args, places: int = 2, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.places = places
+
     def render_value(self, value):
-        return formatting.fixed(value)
+        return formatting.fixed(value, self.places)
 
     def value_value(self, value):
         return self.render_value(value)

@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django_tables2 import RequestConfig
 
+from ratings import formatting
 from tournaments.models import Race, Variant
 
 from . import selectors
@@ -206,7 +207,7 @@ def rank_over_time(request):
     race = Race.objects.get(slug=chosen["race__slug"]) if chosen["race__slug"] else None
     variant = Variant.objects.get(slug=chosen["variant__slug"])
     history = list(selectors.rank_history(coach=coach, system=system, race=race, variant=variant))
-    table = RankHistoryTable(history)
+    table = RankHistoryTable(history, places=formatting.rating_places(system.method))
     if response := _export(request, {"history": table}, "rank-over-time"):
         return response
     what = f"{coach.name} ({coach.number}){f', {race.name}' if race else ''}, {variant.name}, {system.name}"

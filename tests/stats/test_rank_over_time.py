@@ -70,3 +70,14 @@ def test_coach_without_lists(client, league):
 def test_refresh_command(league, capsys):
     call_command("refresh_stats")
     assert "Statistics refreshed: 9 games" in capsys.readouterr().out
+
+
+def test_a_knsb_history_reads_in_whole_numbers(client, league):
+    knsb = RatingSystem.objects.get(slug="knsb")
+    rating_list = RatingList.objects.create(system=knsb, date=dt.date(2024, 1, 1))
+    RatingListEntry.objects.create(
+        rating_list=rating_list, system=knsb, coach=league.a, race=None, variant=variant(), value=1591.0, rank=4, games=8,
+    )
+    body = client.get("/stats/rank-over-time/?coach=1001&system=knsb&variant=blood-bowl-2020").content.decode()
+    cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
+    assert cells == ["List", "Rank", "Rating", "Games", "2024-01", "4", "1591", "8"]
