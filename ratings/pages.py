@@ -13,7 +13,8 @@ from django.db import connection
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.expressions import RawSQL
 
-from ratings.engines import naf_elo
+from ratings.configuration import engine_for
+from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
 from ratings.models import (
     RANKING_ORDER,
@@ -672,8 +673,6 @@ def list_counts(rating_list: RatingList, variant: Variant | None = None) -> dict
 
 def system_configs() -> list[tuple[RatingSystem, object]]:
     """Every active system with its validated engine configuration, in display order."""
-    from ratings.configuration import engine_for
-
     return [(system, engine_for(system)[1]) for system in public_systems()]
 
 
@@ -688,8 +687,6 @@ def calculator_configs() -> dict:
 
 def calculate_elo(config, *, rating: float, results, coaches: int, major: bool) -> dict:
     """NAF Elo, game after game: each game starts from the rating the previous one produced."""
-    from ratings.engines import naf_elo
-
     k = naf_elo.k_value(
         coaches, major=major, non_major_max=config.non_major_max, round_k=config.round_k,
         major_coaches=config.major_coaches,
@@ -719,8 +716,6 @@ def calculate_glicko(
 
     The period starts from (mu, phi, sigma) after `idle_periods` of decay, or for a new race from the
     coach's existing race ratings (the engine's cross-race start, sigma as σ0)."""
-    from ratings.engines import glicko
-
     entered = None
     existing = list(existing_races)
     if new_race:
@@ -758,8 +753,6 @@ def calculate_knsb(config, *, rl: float, nv: int, results, junior: bool = False)
     """KNSB, one list period; Nv 0 means unrated: a start rating once the depot holds enough games.
 
     A result with its own R0 (and Nv) is a late game: it keeps the older list's numbers."""
-    from ratings.engines import knsb
-
     if nv == 0:
         start = knsb.start_rating(
             [(r.rc, r.w) for r in results], sigma=config.sigma, min_games=config.depot_min_games,
@@ -794,8 +787,6 @@ def calculate_knsb(config, *, rl: float, nv: int, results, junior: bool = False)
 
 def idle_periods_until_unranked(config, phi: float, sigma: float | None = None) -> int:
     """How many idle periods until φ rises above the inactive limit (0: already unranked)."""
-    from ratings.engines import glicko
-
     sigma = config.sigma0 if sigma is None else sigma
     limit = config.inactive_phi
     if phi > limit:

@@ -13,7 +13,7 @@ import re
 
 from django.db import connection
 
-from ratings.models import CalculationRow, PeriodSummary, RatingListEntry
+from ratings.models import CalculationRow, PeriodSummary, RatingListEntry, RecalculationRun, RunStatus
 
 # Lock order: the order every run first touches these tables (_delete_from), so that a swap and
 # a partial run of another system cannot wait on each other.
@@ -50,8 +50,6 @@ class FreshPartitions:
         self.tables = {model: f"{partition_name(model, system_id)}_r{run_id}" for model in PARTITIONED}
 
     def create(self) -> None:
-        from ratings.models import RecalculationRun, RunStatus
-
         running = set(RecalculationRun.objects.filter(status=RunStatus.RUNNING).values_list("pk", flat=True))
         with connection.cursor() as cursor:
             for model, table in self.tables.items():
@@ -74,8 +72,6 @@ class FreshPartitions:
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
 
     def _others_running(self) -> bool:
-        from ratings.models import RecalculationRun, RunStatus
-
         return RecalculationRun.objects.filter(status=RunStatus.RUNNING).exclude(pk=self.run_id).exists()
 
     def swap(self) -> None:

@@ -19,6 +19,7 @@ from django_tables2.export import TableExport
 
 from ratings import charts, pages
 from ratings.calculator_forms import CalculatorForm
+from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, EventFilter, RankingFilter
 from ratings.formatting import rating_places
@@ -405,8 +406,6 @@ def calculator(request):
 
 def about_ratings(request):
     """Formulas, the parameters as configured, and charts drawn from that configuration."""
-    from ratings.engines import glicko, knsb, naf_elo
-
     configured = pages.system_configs()
     phi_query = request.GET.get("phi", "").strip()
     phi_error = None
@@ -458,8 +457,6 @@ def _parameters(config) -> list[tuple[str, str]]:
 
 
 def _glicko_figures(system, config, asked_phi) -> dict:
-    from ratings.engines import glicko
-
     unit = pages.period_name(config)
     horizon = 120 if config.period == "month" else 240
     sigma = config.sigma0
@@ -505,8 +502,6 @@ def _glicko_figures(system, config, asked_phi) -> dict:
 
 def _expected_score_figures(configured):
     """We against the rating difference: NAF Elo (its own 150-point scale), KNSB and Glicko E."""
-    from ratings.engines import glicko, knsb, naf_elo
-
     methods = {system.method: (system, config) for system, config in reversed(configured)}
     series, rows = [], []
     diffs = list(range(-600, 601, 25))

@@ -3,7 +3,7 @@ import datetime as dt
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Min, Q
 
 from audit.models import Action
@@ -11,6 +11,16 @@ from audit.services import audit_record
 
 from . import signals
 from .models import Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side
+from .uploads import (
+    MAX_CASUALTIES,
+    MAX_TOUCHDOWNS,
+    GameEntry,
+    check_awards,
+    check_participants,
+    check_results,
+    check_rounds,
+    played_at_times,
+)
 
 _SCORE = {1.0: Decimal("1"), 0.5: Decimal("0.5"), 0.0: Decimal("0")}
 
@@ -251,8 +261,6 @@ def _ensure_not_recalculating(event: Event) -> None:
 
 def _check_result_values(changes: dict) -> None:
     """Touchdowns and casualties a Blood Bowl game can have (the forms say the same)."""
-    from .uploads import MAX_CASUALTIES, MAX_TOUCHDOWNS
-
     errors = {}
     for name, limit, what in (
         ("home_touchdowns", MAX_TOUCHDOWNS, "touchdowns"), ("away_touchdowns", MAX_TOUCHDOWNS, "touchdowns"),
@@ -289,10 +297,6 @@ def _races_by_slug(slugs) -> dict:
 
 def _write_results(event: Event, games, played_at: dict) -> None:
     """Replace an event's rounds and games by these (already checked) entries, sides included."""
-    from django.db import IntegrityError
-
-    from .uploads import GameEntry
-
     games: list[GameEntry] = list(games)
     coaches = _coaches_by_number(n for g in games for _, n, _ in g.coaches())
     races = _races_by_slug({r for g in games for _, _, r in g.coaches()})
@@ -340,8 +344,6 @@ def event_create(*, actor, **fields) -> Event:
 def event_update(*, event: Event, actor, fields: dict, participants, rounds, games, awards) -> Event:
     """Save the whole entry form of a draft or rejected event: its fields, participants, rounds, games
     and awards (uploads.*Entry lists). Every rule is checked first; on any error nothing is saved."""
-    from .uploads import check_awards, check_participants, check_results, check_rounds, played_at_times
-
     event = Event.objects.select_for_update().select_related("variant").get(pk=event.pk)
     _ensure_editable(event)
     _ensure_not_recalculating(event)
@@ -399,8 +401,6 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
 def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
     """Replace a draft or rejected event's rounds and games by an upload's games (uploads.GameEntry);
     the coaches in it are registered with the race they played. All or nothing."""
-    from .uploads import check_results, played_at_times
-
     event = Event.objects.select_for_update().get(pk=event.pk)
     _ensure_editable(event)
     _ensure_not_recalculating(event)

@@ -7,6 +7,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from ratings import formatting
+from ratings.tables import url_maker
 
 register = template.Library()
 
@@ -54,8 +55,6 @@ def breakdown_rows(items, method: str, places: int):
     """The game rows of a breakdown period (`item.row` a calculation row): what writing them cell by
     cell in the template gives, written here because a busy period has hundreds of rows and the
     template engine spent most of the page on them."""
-    from ratings.tables import url_maker
-
     coach_url = url_maker("coach_detail")
     rows = []
     for item in items:
