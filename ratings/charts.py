@@ -13,7 +13,7 @@ from itertools import count
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from ratings.formatting import fixed
+from ratingsite.formatting import fixed
 
 PALETTE = ["#0b5cad", "#c2410c", "#1b7a3a", "#7c3aed", "#b3261e", "#0e7490", "#a16207", "#be185d"]
 DASHES = ["", "6 3", "2 3"]

@@ -8,16 +8,16 @@ from operator import attrgetter
 
 import lz4.frame
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
 from ratings.engines.common import GameRecord, paused_gc
-from ratings.formatting import fixed, rating_places
-from ratings.models import CurrentRating, EngineCheckpoint, RecalculationRun, RunStatus
+from ratings.models import CurrentRating, EngineCheckpoint, RatingListEntry, RatingSystem, RecalculationRun, RunStatus
 from ratings.replay import Ledger, replay
+from ratingsite.formatting import fixed, rating_places
 from tournaments.models import Coach, EventStatus, Race, Variant
 
 # The games alone, in rating order: their events and races are a few thousand rows, joined in
@@ -244,4 +244,29 @@ def run_covering(day: dt.date):
         RecalculationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
         .filter(Q(from_date__isnull=True) | Q(from_date__lte=day))
         .select_related("system").order_by("created_at").first()
+    )
+
+
+def active_systems():
+    """The active rating systems, in display order (a queryset: forms choose from it)."""
+    return RatingSystem.objects.filter(active=True).order_by("display_order", "name")
+
+
+# A key's place on the monthly lists, for the statistics' rank over time
+
+def rating_keys(*, coach: Coach, system: RatingSystem) -> QuerySet:
+    """The (race, variant) keys a coach has on the system's monthly lists, most list entries first."""
+    return (
+        RatingListEntry.objects.filter(system=system, coach=coach)
+        .values("race__slug", "race__name", "variant__slug", "variant__name").order_by()
+        .annotate(months=Count("id"))
+        .order_by("-months", "race__name", "variant__name")
+    )
+
+
+def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, variant: Variant) -> QuerySet:
+    """The key's rank and rating on every monthly list it is on, oldest first."""
+    return (
+        RatingListEntry.objects.filter(system=system, coach=coach, race=race, variant=variant)
+        .values("rating_list__date", "rank", "value", "games", "phi").order_by("rating_list__date")
     )

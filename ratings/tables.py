@@ -19,7 +19,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django_countries import countries
 
-from ratings.formatting import fixed, rating_places, signed
+from ratingsite.formatting import fixed, rating_places, signed
 
 TEMPLATE = "django_tables2/site_table.html"
 TABLE_ATTRS = {"class": "data"}

@@ -22,7 +22,6 @@ from ratings.calculator_forms import CalculatorForm
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, EventFilter, RankingFilter
-from ratings.formatting import rating_places
 from ratings.models import Method, RatingList, RatingSystem
 from ratings.tables import (
     CoachEventTable,
@@ -34,6 +33,7 @@ from ratings.tables import (
     RatingListTable,
     breakdown_url,
 )
+from ratingsite.formatting import rating_places
 from tournaments.models import Coach, Event, EventStatus, Variant
 
 PER_PAGE = 50

@@ -8,7 +8,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django_countries import countries
 
-from ratings import formatting
+from ratingsite import formatting
 
 from .selectors import Place
 

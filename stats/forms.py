@@ -1,7 +1,7 @@
 """Forms of the statistics pages that choose coaches rather than filter games."""
 from django import forms
 
-from ratings.models import RatingSystem
+from ratings.selectors import active_systems
 from tournaments.models import Coach, Race, Variant
 
 from .filters import CoachNumberField, FastSelect
@@ -83,7 +83,7 @@ class HeadToHeadForm(forms.Form):
 class RankOverTimeForm(forms.Form):
     coach = CoachNumberField(required=False, label="Coach (federation number)")
     system = forms.ModelChoiceField(
-        queryset=RatingSystem.objects.filter(active=True), to_field_name="slug", required=False, empty_label=None, widget=FastSelect,
+        queryset=active_systems(), to_field_name="slug", required=False, empty_label=None, widget=FastSelect,
         label="Rating system", error_messages={"invalid_choice": "No rating system is called “%(value)s”."},
     )
     race = forms.ModelChoiceField(
@@ -96,7 +96,7 @@ class RankOverTimeForm(forms.Form):
     )
 
     def clean_system(self):
-        return self.cleaned_data.get("system") or RatingSystem.objects.filter(active=True).order_by("display_order", "name").first()
+        return self.cleaned_data.get("system") or active_systems().first()
 
     def messages(self) -> list[str]:
         return [f"{self.fields[name].label}: {error}" for name, errors in self.errors.items() for error in errors]

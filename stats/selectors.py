@@ -6,9 +6,8 @@ from decimal import Decimal
 from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, Sum, Value, When, prefetch_related_objects
 from django.db.models.functions import Cast
 
-from ratings import formatting
-from ratings.models import RatingListEntry, RatingSystem
-from tournaments.models import Award, Coach, Game, GameSide, Race, Variant
+from ratingsite import formatting
+from tournaments.models import Award, Coach, Game, GameSide, Race
 
 from .filters import Filters
 from .geo import COUNTRY_POINTS
@@ -172,26 +171,6 @@ def race_grid(rows) -> Grid:
 
 def _percent(ratio: float) -> str:
     return formatting.percent(ratio)
-
-
-# Rank over time
-
-def rating_keys(*, coach: Coach, system: RatingSystem) -> QuerySet:
-    """The (race, variant) keys a coach has on the system's monthly lists, most list entries first."""
-    return (
-        RatingListEntry.objects.filter(system=system, coach=coach)
-        .values("race__slug", "race__name", "variant__slug", "variant__name").order_by()
-        .annotate(months=Count("id"))
-        .order_by("-months", "race__name", "variant__name")
-    )
-
-
-def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, variant: Variant) -> QuerySet:
-    """The key's rank and rating on every monthly list it is on, oldest first."""
-    return (
-        RatingListEntry.objects.filter(system=system, coach=coach, race=race, variant=variant)
-        .values("rating_list__date", "rank", "value", "games", "phi").order_by("rating_list__date")
-    )
 
 
 # Head-to-head

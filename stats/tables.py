@@ -5,7 +5,7 @@ from django.utils.html import format_html
 from django_countries import countries
 from django_tables2.rows import BoundRow
 
-from ratings import formatting
+from ratingsite import formatting
 
 from .ordering import game_order
 from .selectors import games_relations, with_coach_names

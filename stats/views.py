@@ -14,7 +14,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django_tables2 import RequestConfig
 
-from ratings import formatting
+from ratings import selectors as ratings_selectors
+from ratingsite import formatting
 from tournaments.models import Race, Variant
 
 from . import selectors
@@ -184,7 +185,7 @@ def rank_over_time(request):
     coach, system = form.cleaned_data["coach"], form.cleaned_data["system"]
     if coach is None or system is None:
         return _page(request, "stats/rank_over_time.html", context)
-    keys = list(selectors.rating_keys(coach=coach, system=system))
+    keys = list(ratings_selectors.rating_keys(coach=coach, system=system))
     race, variant = form.cleaned_data["race"], form.cleaned_data["variant"]
     if not system.per_race:
         race = None
@@ -206,7 +207,7 @@ def rank_over_time(request):
         return _page(request, "stats/rank_over_time.html", context)
     race = Race.objects.get(slug=chosen["race__slug"]) if chosen["race__slug"] else None
     variant = Variant.objects.get(slug=chosen["variant__slug"])
-    history = list(selectors.rank_history(coach=coach, system=system, race=race, variant=variant))
+    history = list(ratings_selectors.rank_history(coach=coach, system=system, race=race, variant=variant))
     table = RankHistoryTable(history, places=formatting.rating_places(system.method))
     if response := _export(request, {"history": table}, "rank-over-time"):
         return response

@@ -6,8 +6,8 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from ratings import formatting
 from ratings.tables import url_maker
+from ratingsite import formatting
 
 register = template.Library()
 

@@ -5,8 +5,8 @@ import re
 import pytest
 from django.core.management import call_command
 
+from ratings import selectors
 from ratings.models import RatingList, RatingListEntry, RatingSystem
-from stats import selectors
 from tests.factories import race, variant
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ratings.engines.common import round_half_away
-from ratings.formatting import fixed, percent, rating_places, signed
+from ratingsite.formatting import fixed, percent, rating_places, signed
 
 
 @pytest.mark.parametrize("value, places, text", [
