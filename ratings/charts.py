@@ -14,6 +14,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ratingsite.formatting import fixed
+from ratingsite.ticks import nice_ticks
 
 PALETTE = ["#0b5cad", "#c2410c", "#1b7a3a", "#7c3aed", "#b3261e", "#0e7490", "#a16207", "#be185d"]
 DASHES = ["", "6 3", "2 3"]
@@ -32,26 +33,6 @@ class Chart:
     description: str
     svg: SafeString
     legend: list = field(default_factory=list)  # (label, colour, dash)
-
-
-def nice_ticks(low: float, high: float, target: int = 5) -> list[float]:
-    """Round tick values covering [low, high], about `target` of them."""
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return [0.0]
-    if high <= low:
-        high = low + 1.0
-    raw = (high - low) / max(target, 1)
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    first = math.floor(low / step) * step
-    ticks = []
-    value = first
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 10))
-        value += step
-    if ticks[-1] < high:
-        ticks.append(round(value, 10))
-    return ticks
 
 
 def _date_ticks(low: dt.date, high: dt.date) -> list[tuple[float, str]]:

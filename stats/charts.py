@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django_countries import countries
 
 from ratingsite import formatting
+from ratingsite.ticks import nice_ticks
 
 from .selectors import Place
 
@@ -50,21 +51,6 @@ def race_grid_body(grid) -> SafeString:
                 ))
         rows.append(format_html('<tr><th scope="row">{}</th>{}</tr>', race.name, mark_safe("".join(tds))))
     return mark_safe("\n".join(rows))
-
-
-def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values covering low..high."""
-    if high <= low:
-        return [low]
-    raw = (high - low) / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    first = math.ceil(low / step) * step
-    ticks, value = [], first
-    while value <= high + 1e-9:
-        ticks.append(round(value, 10))
-        value += step
-    return ticks
 
 
 def _month_after(day: dt.date) -> dt.date:
@@ -116,7 +102,7 @@ class StepChart:
                 self.width, self.height, self._id, self._id, self.title,
             )
         ]
-        for tick in nice_ticks(low, high):
+        for tick in nice_ticks(low, high, cover=False):
             parts.append(format_html(
                 '<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/><text class="tick" x="{}" y="{}" text-anchor="end">{}</text>',
                 self.left, self.width - self.right, _n(y(tick)), _n(y(tick)), self.left - 6, _n(y(tick) + 4), _label(tick),

@@ -1,7 +1,8 @@
 """The server-side SVG helpers."""
 import datetime as dt
 
-from stats.charts import REGIONS, StepChart, map_svg, nice_ticks, ratio_colours
+from ratingsite.ticks import nice_ticks
+from stats.charts import REGIONS, StepChart, map_svg, ratio_colours
 from stats.selectors import Place
 
 
@@ -16,9 +17,13 @@ def test_ratio_colours_diverge_and_keep_the_number_readable():
 
 
 def test_nice_ticks():
-    assert nice_ticks(0, 100) == [0, 20, 40, 60, 80, 100]
-    assert nice_ticks(151.3, 163.9) == [155, 160]
-    assert nice_ticks(1, 3) == [1.0, 1.5, 2.0, 2.5, 3.0]
+    assert nice_ticks(0, 100, cover=False) == [0, 20, 40, 60, 80, 100]
+    assert nice_ticks(151.3, 163.9, cover=False) == [155, 160]
+    assert nice_ticks(1, 3, cover=False) == [1.0, 1.5, 2.0, 2.5, 3.0]
+    # covering the range: an axis starts and ends on a tick
+    assert nice_ticks(151.3, 163.9) == [150, 155, 160, 165]
+    assert nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert nice_ticks(143, 157) == [140, 145, 150, 155, 160]
 
 
 def test_step_chart_holds_each_value_until_the_next_list():

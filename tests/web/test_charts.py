@@ -4,11 +4,6 @@ import datetime as dt
 from ratings import charts
 
 
-def test_nice_ticks_cover_the_range_with_round_steps():
-    assert charts.nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
-    assert charts.nice_ticks(143, 157) == [140, 145, 150, 155, 160]
-
-
 def test_step_chart_holds_each_value_until_the_next_and_to_the_end():
     chart = charts.line_chart(
         [charts.Series("Orc", [(dt.date(2024, 1, 1), 150.0), (dt.date(2024, 7, 1), 160.0)])],
