@@ -43,7 +43,7 @@ from ratings.models import (
     RatingSystem,
 )
 from ratings.replay import Ledger, replay
-from ratings.services import _key_arrays, _Keys
+from ratings.services.storage import _key_arrays, _Keys
 
 EPOCH = dt.date(2000, 1, 1)  # PostgreSQL's binary dates and times count from here
 EPOCH_TIME = dt.datetime(2000, 1, 1)
@@ -1240,7 +1240,7 @@ def verify_systems(systems: list[RatingSystem], *, today: dt.date | None = None,
                    replayed: bool = True) -> Iterator[tuple[RatingSystem, Differences]]:
     """`verify_system` for each system, the games read once for all. On PostgreSQL up to `jobs` at
     once, each in a process forked after the games are read (as recalculation_execute_many runs)."""
-    from ratings.services import _forked
+    from ratings.services.workers import _forked
 
     today = today or timezone.now().date()
     with paused_gc():

@@ -18,6 +18,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
+from ratings.services import execution, storage, workers
 from ratings.verification import verify_system
 from tests.factories import CoachFactory
 from tests.ratings.conftest import TODAY, add_event
@@ -142,7 +143,7 @@ def test_a_recalculation_made_to_fail_midway_leaves_everything_as_before(monkeyp
     stored = everything("elo")
     checkpoints = list(EngineCheckpoint.objects.values_list("as_of", flat=True))
     calls = {"n": 0}
-    real = services.bulk_insert
+    real = storage.bulk_insert
 
     def failing(*args, **kwargs):
         calls["n"] += 1
@@ -150,7 +151,7 @@ def test_a_recalculation_made_to_fail_midway_leaves_everything_as_before(monkeyp
             raise RuntimeError("disk full")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "bulk_insert", failing)
+    monkeypatch.setattr(storage, "bulk_insert", failing)
     with pytest.raises(RuntimeError, match="disk full"):
         run("elo")
     failed = RecalculationRun.objects.order_by("-id").first()
@@ -216,7 +217,7 @@ def test_a_partial_run_rewrites_only_the_current_ratings_that_changed_and_distru
 
     def stored():
         return {
-            (r.coach_id, r.race.slug): (r.pk, *(getattr(r, name) for name in services.CURRENT_FIELDS[4:]))
+            (r.coach_id, r.race.slug): (r.pk, *(getattr(r, name) for name in storage.CURRENT_FIELDS[4:]))
             for r in ratings.select_related("race")
         }
 
@@ -415,7 +416,7 @@ def test_a_run_whose_process_dies_is_recorded_as_failed_and_the_others_still_suc
             os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer would
         return real(run_id=run_id, **kwargs)
 
-    monkeypatch.setattr(services, "recalculation_execute", killed_on_elo)
+    monkeypatch.setattr(execution, "recalculation_execute", killed_on_elo)
     elo, glicko = services.recalculation_execute_many(queued, today=TODAY, jobs=2)
     assert isinstance(elo, services.RecalculationFailed) and "ended abnormally" in str(elo)
     assert RecalculationRun.objects.get(pk=queued[0]).status == RunStatus.FAILED
@@ -440,13 +441,13 @@ def test_runs_carried_out_together_start_with_the_longest_expected():
         )
     RecalculationRun.objects.create(system=systems["elo"], trigger=Trigger.MANUAL, status=RunStatus.FAILED, duration=99.0)
     full = [RecalculationRun.objects.create(system=system, trigger=Trigger.MANUAL) for system in systems.values()]
-    assert [RecalculationRun.objects.get(pk=pk).system.slug for pk in services._longest_first(full)] == [
+    assert [RecalculationRun.objects.get(pk=pk).system.slug for pk in workers._longest_first(full)] == [
         "knsb", "elo", "glicko", "global-glicko",  # never run: last
     ]
     partial = RecalculationRun.objects.create(system=systems["glicko"], trigger=Trigger.MANUAL, from_date=dt.date(2024, 6, 1))
     other = RecalculationRun.objects.create(system=systems["elo"], trigger=Trigger.MANUAL, from_date=dt.date(2024, 7, 1))
     # the same date's run (1 s) for glicko; elo has none from 1 July, so its last run (29 s)
-    assert services._longest_first([partial, other]) == [other.pk, partial.pk]
+    assert workers._longest_first([partial, other]) == [other.pk, partial.pk]
 
 
 def test_a_swap_builds_indexes_without_parallel_workers_only_while_other_runs_go_on():
@@ -502,7 +503,7 @@ def test_a_run_logs_its_start_end_and_duration_and_a_failure(caplog, monkeypatch
     add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
     with caplog.at_level(logging.INFO, logger="ratings"):
         finished = run("elo")
-    messages = [r.getMessage() for r in caplog.records if r.name == "ratings.services"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "ratings.services.execution"]
     assert messages[0] == f"run {finished.pk} of elo started, from the first game (manual)"
     assert messages[-1] == f"run {finished.pk} of elo succeeded in {finished.duration:.1f} s: 1 games, {finished.rows_written} rows"
     caplog.clear()
@@ -510,7 +511,7 @@ def test_a_run_logs_its_start_end_and_duration_and_a_failure(caplog, monkeypatch
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(services, "_recalculate", broken)
+    monkeypatch.setattr(execution, "_recalculate", broken)
     with caplog.at_level(logging.INFO, logger="ratings"), pytest.raises(RuntimeError):
         run("elo")
     failed = [r for r in caplog.records if r.levelno == logging.ERROR]

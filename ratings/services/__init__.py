@@ -1,0 +1,23 @@
+"""Writes for the ratings, by role: asking for runs (requests), carrying them out (execution),
+writing what a replay yields (storage), and running several at once (workers).
+
+The public services are named here; callers use `from ratings import services`.
+"""
+from ratings.services.execution import (
+    RecalculationFailed,
+    checkpoint_dates,
+    complete_list,
+    recalculation_execute,
+    recalculation_execute_many,
+)
+from ratings.services.requests import (
+    rating_system_update,
+    recalculation_request,
+    recalculation_request_all,
+    recalculation_rerun,
+)
+
+__all__ = [
+    "RecalculationFailed", "checkpoint_dates", "complete_list", "rating_system_update", "recalculation_execute",
+    "recalculation_execute_many", "recalculation_request", "recalculation_request_all", "recalculation_rerun",
+]

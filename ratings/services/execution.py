@@ -1,0 +1,283 @@
+"""Carrying out a recalculation run: from the stored checkpoint at or before the earliest affected
+date, replace every stored figure from there on. One run per system at a time (a row lock on the
+system), and the whole run commits or nothing does."""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import pickle
+import time
+import traceback
+from collections.abc import Callable
+
+import lz4.frame
+from django.db import connection, transaction
+from django.utils import timezone
+
+from ratings import partitions, selectors
+from ratings.bulk import BulkWriter
+from ratings.configuration import engine_for, list_rules
+from ratings.engines.common import paused_gc
+from ratings.models import (
+    CalculationRow,
+    CurrentRating,
+    CurrentSnapshot,
+    EngineCheckpoint,
+    RatingList,
+    RatingSystem,
+    RecalculationRun,
+    RunStatus,
+)
+from ratings.replay import Ledger, months_between, replay
+from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
+from ratings.services.workers import _forked, _longest_first
+
+logger = logging.getLogger(__name__)  # "ratings.services.execution": the runs, under the "ratings" logger
+
+
+RECENT_MONTHS = 13
+
+
+CHECKPOINT_MONTHS = 3
+
+
+CHECKPOINT_YEARS = 2
+
+
+def recalculation_execute(
+    *, run_id: int, today: dt.date | None = None, progress: Callable[[int, int], None] | None = None,
+    history: selectors.GameHistory | None = None,
+) -> RecalculationRun:
+    """Carry out a queued run. A run that already succeeded is left as it is (safe to run twice).
+
+    `history`: games already read for several runs (selectors.game_history). It is used only if
+    no other run of the system finished after it was read; otherwise the run reads them again.
+
+    On failure nothing of the run's work is kept: the previous rankings stay exactly as they were,
+    and the run records the error.
+    """
+    run = RecalculationRun.objects.select_related("system").get(pk=run_id)
+    today = today or timezone.now().date()
+    claimed = RecalculationRun.objects.filter(pk=run.pk).exclude(status=RunStatus.SUCCEEDED).update(
+        status=RunStatus.RUNNING, started_at=timezone.now(), error=""
+    )
+    if not claimed:
+        return run
+    started = time.perf_counter()
+    logger.info("run %s of %s started, from %s (%s)", run.pk, run.system.slug, run.from_date or "the first game", run.trigger)
+    log: list[str] = []
+    fresh = None
+    if partitions.partitioned() and selectors.resume_date(run.system, run.from_date) is None:
+        fresh = partitions.FreshPartitions(run.system_id, run.pk)
+        fresh.create()  # before the transaction: see FreshPartitions
+    try:
+        with transaction.atomic():
+            # One run per system at a time: the row lock is held until this transaction ends.
+            system = RatingSystem.objects.select_for_update().get(pk=run.system_id)
+            if connection.vendor == "postgresql":
+                # Derived data, recomputable from the record: no need to wait for the WAL flush.
+                with connection.cursor() as cursor:
+                    cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            if RecalculationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).exists():
+                return run  # a second delivery of the same task finished it while this one waited
+            if history is not None and RecalculationRun.objects.filter(
+                system=system, finished_at__gte=history.read_at
+            ).exclude(pk=run.pk).exists():
+                history = None
+            with paused_gc():  # the checkpoint and the replay build hundreds of thousands of acyclic objects
+                outcome = _recalculate(
+                    system, since=run.from_date, today=today, log=log, progress=progress, history=history, fresh=fresh,
+                )
+            RatingSystem.objects.filter(pk=system.pk).update(recalculated_at=timezone.now())
+            RecalculationRun.objects.filter(pk=run.pk).update(
+                status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
+                games_processed=outcome["games"], rows_written=outcome["rows"],
+                recomputed_from=outcome["start"], log="\n".join(log),
+            )
+    except Exception:
+        RecalculationRun.objects.filter(pk=run.pk).update(
+            status=RunStatus.FAILED, finished_at=timezone.now(), duration=time.perf_counter() - started,
+            log="\n".join(log), error=traceback.format_exc()[-5000:],
+        )
+        logger.exception("run %s of %s failed after %.1f s", run.pk, run.system.slug, time.perf_counter() - started)
+        raise
+    finally:
+        if fresh is not None:
+            fresh.discard()
+    _maintain_after_run(full=outcome["start"] is None, swapped=fresh is not None)
+    run.refresh_from_db()
+    logger.info(
+        "run %s of %s succeeded in %.1f s: %s games, %s rows", run.pk, run.system.slug, run.duration,
+        run.games_processed, run.rows_written,
+    )
+    return run
+
+
+class RecalculationFailed(Exception):
+    """A run carried out in another process failed; its error is recorded on the run."""
+
+
+def recalculation_execute_many(
+    run_ids: list[int], *, today: dt.date | None = None, jobs: int = 2,
+    progress: Callable[[int], Callable[[int, int], None] | None] = lambda run_id: None,
+) -> list[RecalculationRun | Exception]:
+    """Carry out several queued runs (of different systems), each on its own as `recalculation_execute`
+    does; returns each run, or the error it failed with, in the order given. They replay the same
+    games: these are read once, here, for all of them.
+
+    On PostgreSQL up to `jobs` run at once: as many processes forked from this one, each with its
+    own connection, taking the next run when it is free (a run is bound by Python, so threads would
+    take turns on one core). The games are read here, once, before forking: each process copies the
+    pages it touches (reading an object writes its reference count), and this one lets go of its
+    own as soon as they are forked, so the history is held as many times as when each process read
+    it itself, without reading it twice. One at a time on SQLite (a single writer), inside a caller's
+    transaction (whose uncommitted records other connections would not see), or where processes
+    cannot fork.
+    """
+    runs = list(RecalculationRun.objects.filter(pk__in=run_ids).select_related("system"))
+    since = None if any(run.from_date is None for run in runs) else min((run.from_date for run in runs), default=None)
+    read: list[selectors.GameHistory] = []
+    if len(runs) > 1:
+        try:
+            read.append(selectors.game_history([run.system for run in runs], since))
+        except Exception:  # no run started: each records why
+            RecalculationRun.objects.filter(pk__in=run_ids, status=RunStatus.QUEUED).update(
+                status=RunStatus.FAILED, finished_at=timezone.now(), error=traceback.format_exc()[-5000:],
+            )
+            raise
+
+    def execute(run_id: int) -> RecalculationRun | Exception:
+        try:
+            return recalculation_execute(
+                run_id=run_id, today=today, progress=progress(run_id), history=read[0] if read else None,
+            )
+        except Exception as error:  # recorded on the run by recalculation_execute
+            return error
+
+    if (
+        jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block
+        or not hasattr(os, "fork")
+    ):
+        return [execute(run_id) for run_id in run_ids]
+    exits = _forked(_longest_first(runs), jobs, execute, forked=read.clear)
+    if any(exits):  # a process died without recording its run's end (killed, out of memory)
+        RecalculationRun.objects.filter(pk__in=run_ids, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+            status=RunStatus.FAILED, finished_at=timezone.now(),
+            error=f"the run's process ended abnormally (wait statuses {exits})",
+        )
+    outcomes: list[RecalculationRun | Exception] = []
+    for run_id in run_ids:
+        run = RecalculationRun.objects.select_related("system").get(pk=run_id)
+        failed = run.status != RunStatus.SUCCEEDED
+        outcomes.append(RecalculationFailed(run.error.strip().splitlines()[-1] if run.error else run.status) if failed else run)
+    return outcomes
+
+
+def _maintain_after_run(*, full: bool, swapped: bool) -> None:
+    """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
+    and page through them on the index alone instead of past the rows the run replaced. Every run
+    also replaces its snapshot of them and some checkpoints, megabytes of dead rows each: vacuum
+    those tables too, or they grow without end wherever autovacuum is slow or off. After a full run
+    the planner's statistics describe the tables before it (a ranking would be read by a plan made
+    for an empty table): analyse the derived tables then. Autovacuum would, but minutes later.
+    Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return
+    # `swapped`: the run analysed its fresh partitions before swapping them in
+    analyse = [RatingList] if swapped else [RatingList, *partitions.PARTITIONED]
+    # TRUNCATE false: giving back the empty pages at a table's end needs its exclusive lock, which
+    # another system's run holds up for the whole of it; VACUUM would wait five seconds, then give up.
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM (TRUNCATE false{', ANALYZE' if full else ''}) {CurrentRating._meta.db_table}")
+        cursor.execute(f"VACUUM (TRUNCATE false) {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
+        for model in analyse if full else ():
+            cursor.execute(f"ANALYZE {model._meta.db_table}")
+
+
+def complete_list(today: dt.date) -> Callable[[dt.date], bool]:
+    """Lists holding every ranked key: each 1 January and each month start of the last 13 months.
+    Other months keep their movements (every key that played, and those whose rank lapsed), which
+    is what their pages show."""
+    def complete(day: dt.date) -> bool:
+        return (day.month == 1 and day.day == 1) or months_between(day, today) <= RECENT_MONTHS
+    return complete
+
+
+def checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
+    """Checkpoints: each month start of the last three months, each quarter start of the last 13
+    months, and 1 January of the last two years (an older correction replays from the oldest one
+    kept, or from the first game). Corrections are mostly recent: a late result or a fix to last
+    month's event replays a month or two; one from earlier in the year at most three more. Each
+    checkpoint is megabytes that a full run pickles and writes, so not every month keeps one."""
+    def keep(day: dt.date) -> bool:
+        if day.day != 1:
+            return False
+        months = months_between(day, today)
+        return (
+            months <= CHECKPOINT_MONTHS
+            or (day.month % 3 == 1 and months <= RECENT_MONTHS)
+            or (day.month == 1 and months <= 12 * CHECKPOINT_YEARS)
+        )
+    return keep
+
+
+class _Laps:
+    """Where a run's time goes, in its log: "12.3 s replayed, ..."."""
+
+    def __init__(self, log: list[str]):
+        self.log, self.last = log, time.perf_counter()
+
+    def lap(self, what: str) -> None:
+        now = time.perf_counter()
+        self.log.append(f"{now - self.last:.1f} s {what}")
+        self.last = now
+
+
+def _recalculate(
+    system: RatingSystem, *, since: dt.date | None, today: dt.date, log: list[str], progress,
+    history: selectors.GameHistory | None = None, fresh: partitions.FreshPartitions | None = None,
+) -> dict:
+    module, config = engine_for(system)
+    rules = list_rules(system, config)
+    ledger, start = selectors.resume_point(system, since)
+    if start is not None and getattr(ledger.engine_state, "config", config) != config:
+        # a state made under other parameters (a coach of an imported KNSB list added since, say)
+        log.append(f"{system.slug}: the stored state at {start} was made with other parameters")
+        ledger, start = Ledger(), None
+    log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
+    if start is not None:
+        fresh = None  # a checkpoint after all: the run writes into the partitions in place
+    _delete_from(system, start, swapped=fresh is not None)
+    keys = _Keys()
+    games = history.since(start) if history is not None else None
+    if games is None:
+        games = selectors.game_records(since=dt.datetime.combine(start, dt.time()) if start else None)
+    else:
+        log.append("games read once for several systems")
+    log.append(f"{len(games)} games to replay")
+    keep_checkpoint = checkpoint_dates(today)
+    clock = _Laps(log)
+    tables = fresh.tables if fresh else {}
+    output = _Output(system, keys, tables)
+    with BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow)) as rows:
+        for chunk in replay(
+            module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
+            complete=complete_list(today), progress=progress,
+        ):
+            output.add(chunk, rows)
+            if chunk.is_list and keep_checkpoint(chunk.end):
+                output.checkpoints.append((
+                    system.pk, chunk.end, ledger.games,
+                    lz4.frame.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL)),
+                ))
+    clock.lap(f"replayed, {rows.count} calculation rows written")
+    written = rows.count + output.save(start)
+    stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
+    EngineCheckpoint.objects.filter(pk__in=stale).delete()
+    clock.lap(f"summaries, lists, current ratings and {len(output.checkpoints)} checkpoints written")
+    if fresh:
+        fresh.swap()  # last: it locks the tables that pages read until the run commits
+        clock.lap("fresh partitions indexed and swapped in")
+    log.append(f"{written} rows written")
+    return {"games": len(games), "rows": written, "start": start}

@@ -1,0 +1,79 @@
+"""Asking for recalculations: queued runs (one per system), reruns, and rating-system changes."""
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import transaction
+
+from audit.models import Action
+from audit.services import audit_record
+from ratings.configuration import build_config
+from ratings.models import (
+    RatingSystem,
+    RecalculationRun,
+    Trigger,
+)
+
+
+def recalculation_request(
+    *, system: RatingSystem, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None,
+    enqueue: bool = True,
+) -> RecalculationRun:
+    """Record a queued run and, with `enqueue`, hand it to the worker once the transaction commits."""
+    from ratings.tasks import recalculate
+
+    run = RecalculationRun.objects.create(
+        system=system, trigger=trigger, from_date=since, reason=reason[:300],
+        requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None,
+    )
+    if enqueue:
+        transaction.on_commit(lambda: recalculate.delay(run.pk))
+    return run
+
+
+def recalculation_request_all(
+    *, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None
+) -> list[RecalculationRun]:
+    """One queued run for every active system: a change to the record affects them all."""
+    return [
+        recalculation_request(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by)
+        for system in RatingSystem.objects.filter(active=True)
+    ]
+
+
+@transaction.atomic
+def recalculation_rerun(*, run: RecalculationRun, actor) -> RecalculationRun:
+    """Queue a new run of a recorded run's system from the same date (trigger "rerun")."""
+    rerun = recalculation_request(
+        system=run.system, trigger=Trigger.RERUN, since=run.from_date, reason=f"rerun of run {run.pk}", requested_by=actor
+    )
+    audit_record(
+        actor=actor, action=Action.RUN_RERUN, obj=run, after={"run": rerun.pk, "system": run.system.slug,
+                                                         "from_date": run.from_date.isoformat() if run.from_date else None},
+    )
+    return rerun
+
+
+def rating_system_update(*, system: RatingSystem, actor, **changes) -> RatingSystem:
+    """Change a system's settings after validating them against its engine; recompute it from scratch."""
+    before = {"parameters": system.parameters, "per_race": system.per_race, "inactive_after_months": system.inactive_after_months}
+    variants = changes.pop("variants", None)
+    excluded = changes.pop("excluded_races", None)
+    for name, value in changes.items():
+        setattr(system, name, value)
+    build_config(
+        method=system.method, per_race=system.per_race, parameters=system.parameters,
+        variants=[v.slug for v in variants] if variants is not None else list(system.variants.values_list("slug", flat=True)),
+        excluded_races=[r.slug for r in excluded] if excluded is not None else list(system.excluded_races.values_list("slug", flat=True)),
+    )
+    with transaction.atomic():
+        system.full_clean()
+        system.save()
+        if variants is not None:
+            system.variants.set(variants)
+        if excluded is not None:
+            system.excluded_races.set(excluded)
+        after = {"parameters": system.parameters, "per_race": system.per_race, "inactive_after_months": system.inactive_after_months}
+        audit_record(actor=actor, action=Action.RATING_SYSTEM_UPDATE, obj=system, before=before, after=after)
+        recalculation_request(system=system, trigger=Trigger.PARAMETERS, reason="parameters changed", requested_by=actor)
+    return system

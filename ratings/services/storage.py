@@ -1,0 +1,274 @@
+"""Writing what a replay yields: calculation rows, summaries, list entries and current ratings,
+encoded as database rows (COPY), and the current ratings rewritten only where they changed."""
+from __future__ import annotations
+
+import datetime as dt
+import pickle
+from collections.abc import Iterator
+from itertools import repeat
+
+import lz4.frame
+import numpy as np
+from django.db import connection
+
+from ratings.bulk import BulkWriter, bulk_insert, fetch_binary
+from ratings.models import (
+    CalculationRow,
+    CurrentRating,
+    CurrentSnapshot,
+    EngineCheckpoint,
+    PeriodSummary,
+    RatingList,
+    RatingListEntry,
+    RatingSystem,
+)
+from ratings.replay import Chunk, Entries
+from tournaments.models import Race, Variant
+
+ROW_FIELDS = [
+    "system", "game", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period", "chunk",
+    "w", "counted", "reason", "r0", "rc", "we", "k", "rt", "wx", "list_date", "depot_date", "opponent_phi", "g",
+]
+
+
+SUMMARY_FIELDS = [
+    "system", "coach", "race", "variant", "period", "effective", "chunk", "rl", "rn", "nt", "games_played", "wt",
+    "wet", "rtt", "rct", "wxt", "lpr", "limitation", "nv", "mu", "phi", "sigma", "mu_before", "phi_before",
+    "sigma_before", "is_start",
+]
+
+
+ENTRY_FIELDS = [
+    "rating_list", "system", "coach", "race", "variant", "value", "mu", "phi", "sigma", "nv", "games", "rank",
+    "overall_rank", "change", "games_counted", "games_played",
+]
+
+
+CHECKPOINT_FIELDS = ["system", "as_of", "games", "state"]
+
+
+CURRENT_FIELDS = [
+    "system", "coach", "race", "variant", "value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank",
+    "wins", "draws", "losses", "last_played", "value_change", "rank_change",
+]
+
+
+def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool) -> None:
+    """Delete what the run will write again. `swapped`: entries, rows and summaries are replaced
+    whole by fresh partitions instead. Tables in the order of partitions.PARTITIONED (lock order)."""
+    rows = CalculationRow.objects.filter(system=system)
+    summaries = PeriodSummary.objects.filter(system=system)
+    lists = RatingList.objects.filter(system=system)
+    checkpoints = EngineCheckpoint.objects.filter(system=system)
+    if start is not None:
+        rows = rows.filter(chunk__gte=start)
+        summaries = summaries.filter(chunk__gte=start)
+        lists = lists.filter(date__gt=start)
+        checkpoints = checkpoints.filter(as_of__gt=start)
+    entries = RatingListEntry.objects.filter(system=system, rating_list__in=lists)
+    for queryset in (lists, checkpoints) if swapped else (entries, rows, summaries, lists, checkpoints):
+        queryset._raw_delete(queryset.db)
+
+
+def _replace_current(system: RatingSystem, entries: Entries | None, keys: _Keys, *, full: bool) -> int:
+    """Make the system's stored current ratings exactly `entries` (None: none); returns the rows written.
+
+    On PostgreSQL only the rows that differ are deleted and inserted: an event changes a few
+    thousand ratings and ranks, and rewriting tens of thousands of rows with their six ranking
+    indexes would be most of a small run. A partial run finds what differs by comparing columns
+    with the snapshot of what the previous run wrote; a `full` run (or one without a valid
+    snapshot) compares with every stored row read back, so it also repairs rows changed by hand.
+    """
+    stored = CurrentRating.objects.filter(system=system)
+    if connection.vendor != "postgresql" or entries is None:
+        stored._raw_delete(stored.db)
+        CurrentSnapshot.objects.filter(system=system).delete()
+        return bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries, keys)) if entries else 0
+    packed, figures = _current_figures(entries, keys)
+    snapshot = None if full or packed is None else _current_snapshot(system)
+    if snapshot is None:
+        written = _replace_current_by_rows(system, entries, keys)
+    else:
+        written = _replace_current_by_snapshot(system, entries, keys, packed, figures, *snapshot)
+    CurrentSnapshot.objects.filter(system=system).delete()
+    if packed is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT coalesce(max(id), 0) FROM {CurrentRating._meta.db_table} WHERE system_id = %s", [system.pk])
+            last_id = cursor.fetchone()[0]
+        order = np.argsort(packed)  # stored by key, ready for the next run's searchsorted
+        blob = lz4.frame.compress(pickle.dumps((packed[order], figures[order]), protocol=pickle.HIGHEST_PROTOCOL))
+        bulk_insert(CurrentSnapshot, ["system", "rows", "last_id", "columns"], [(system.pk, len(entries), last_id, blob)])
+    return written
+
+
+_KEY_BITS = 12  # race and variant ids packed beside the coach into one int64 key
+
+
+def _current_figures(entries: Entries, keys: _Keys) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Each entry's key packed into an int64, and its stored columns (CURRENT_FIELDS after the key)
+    as a float64 matrix with one NaN for none; (None, None) if an id is too large to pack."""
+    coaches, races, variants = _key_arrays(entries, keys)
+    if len(entries) and max(races.max(), variants.max()) >= 1 << _KEY_BITS:
+        return None, None
+    packed = (coaches << 2 * _KEY_BITS) | (races << _KEY_BITS) | variants
+    arrays = entries.arrays()
+    figures = np.column_stack([arrays[name].astype(np.float64) for name in CURRENT_FIELDS[4:]]) if len(entries) else (
+        np.empty((0, len(CURRENT_FIELDS) - 4)))
+    figures[np.isnan(figures)] = np.nan  # one NaN, so that rows compare by their bits
+    return packed, figures
+
+
+def _current_snapshot(system: RatingSystem) -> tuple[np.ndarray, np.ndarray] | None:
+    """(packed keys, figures) the last run wrote, sorted by key, if the stored rows are still exactly those."""
+    found = fetch_binary(
+        f"SELECT s.rows, s.last_id, s.columns, (SELECT count(*) FROM {CurrentRating._meta.db_table} WHERE system_id = %s),"
+        f" (SELECT coalesce(max(id), 0) FROM {CurrentRating._meta.db_table} WHERE system_id = %s)"
+        f" FROM {CurrentSnapshot._meta.db_table} s WHERE s.system_id = %s",
+        [system.pk, system.pk, system.pk],
+    )
+    if not found or found[0][0] != found[0][3] or found[0][1] != found[0][4]:
+        return None
+    return pickle.loads(lz4.frame.decompress(found[0][2]))
+
+
+def _replace_current_by_snapshot(
+    system: RatingSystem, entries: Entries, keys: _Keys, packed: np.ndarray, figures: np.ndarray,
+    old_packed: np.ndarray, old_figures: np.ndarray,
+) -> int:
+    same = np.zeros(len(packed), dtype=bool)
+    kept = np.zeros(len(old_packed), dtype=bool)
+    if len(old_packed) and len(packed):
+        match = np.minimum(np.searchsorted(old_packed, packed), len(old_packed) - 1)  # stored sorted by key
+        same = (old_packed[match] == packed) & np.all(old_figures[match].view(np.int64) == figures.view(np.int64), axis=1)
+        kept[match[same]] = True
+    gone = old_packed[~kept]
+    if len(gone):
+        mask = (1 << _KEY_BITS) - 1
+        races = ((gone >> _KEY_BITS) & mask).tolist()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"DELETE FROM {CurrentRating._meta.db_table} c USING unnest(%s::bigint[], %s::int[], %s::int[]) k(coach, race, variant)"
+                " WHERE c.system_id = %s AND c.coach_id = k.coach AND c.race_id IS NOT DISTINCT FROM k.race AND c.variant_id = k.variant",
+                [(gone >> 2 * _KEY_BITS).tolist(), [race or None for race in races], (gone & mask).tolist(), system.pk],
+            )
+    return bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries.take(np.flatnonzero(~same)), keys))
+
+
+def _replace_current_by_rows(system: RatingSystem, entries: Entries, keys: _Keys) -> int:
+    table = CurrentRating._meta.db_table
+    columns = ", ".join(CurrentRating._meta.get_field(name).column for name in CURRENT_FIELDS)
+    old = {tuple(values): pk for pk, *values in fetch_binary(f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])}
+    new = [values for values in current_rows(system.pk, entries, keys) if old.pop(values, None) is None]
+    if old:  # what is left of the stored rows differs from every new one
+        with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [list(old.values())])
+    return bulk_insert(CurrentRating, CURRENT_FIELDS, new)
+
+
+class _Keys:
+    """Slug-to-id lookups for writing engine output."""
+
+    def __init__(self):
+        self.race = {None: None, **dict(Race.objects.values_list("slug", "id"))}  # pooled: no race
+        self.variant = dict(Variant.objects.values_list("slug", "id"))
+
+
+def row_tuples(sid: int, rows: list, chunk_date: dt.date, keys: _Keys) -> Iterator[tuple]:
+    """Calculation rows as stored, in ROW_FIELDS order (a generator: two million a run)."""
+    race, variant = keys.race, keys.variant
+    for r in rows:
+        yield (
+            sid, r.game_id, r.side, r.coach, race[r.race], variant[r.variant], r.opponent, race[r.opponent_race],
+            r.played_at, r.period, chunk_date, r.w, r.counted, r.reason or "", r.r0, r.rc, r.we, r.k, r.rt, r.wx,
+            r.list_date, r.depot_date, r.opponent_phi, r.g,
+        )
+
+
+def summary_values(sid: int, s, chunk_date: dt.date, keys: _Keys) -> tuple:
+    """A period summary as stored, in SUMMARY_FIELDS order."""
+    return (
+        sid, s.coach, keys.race[s.race], keys.variant[s.variant], s.period, s.effective, chunk_date, s.rl, s.rn,
+        s.nt, s.games_played, s.wt, s.wet, s.rtt, s.rct, s.wxt, s.lpr, s.limitation, s.nv, s.mu, s.phi, s.sigma,
+        s.mu_before, s.phi_before, s.sigma_before, s.is_start,
+    )
+
+
+def _key_arrays(entries: Entries, keys: _Keys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each entry's coach, race id (0: pooled) and variant id."""
+    if not entries.groups:
+        return np.zeros((3, 0), dtype=np.int64)
+    ids = np.zeros((max(entries.groups) + 1, 2), dtype=np.int64)
+    for group, (variant, race) in entries.groups.items():
+        ids[group] = keys.race[race] or 0, keys.variant[variant]
+    return entries.coach, ids[entries.group, 0], ids[entries.group, 1]
+
+
+def _key_columns(entries: Entries, keys: _Keys) -> tuple[list, list, list]:
+    coaches, races, variants = _key_arrays(entries, keys)
+    return coaches.tolist(), [race or None for race in races.tolist()], variants.tolist()
+
+
+def _entry_columns(sid: int, entries: Entries, keys: _Keys, fields: list[str]) -> Iterator[tuple]:
+    """`entries` as stored: system, coach, race, variant, then `fields` (named as Entries.columns names them)."""
+    columns = entries.columns()
+    return zip(repeat(sid, len(entries)), *_key_columns(entries, keys), *(columns[name] for name in fields))
+
+
+def entry_rows(sid: int, entries: Entries, keys: _Keys) -> Iterator[tuple]:
+    """A list's entries as stored, in ENTRY_FIELDS order without the list."""
+    return _entry_columns(sid, entries, keys, ENTRY_FIELDS[5:])
+
+
+def current_rows(sid: int, entries: Entries, keys: _Keys) -> Iterator[tuple]:
+    """The current ratings as stored, in CURRENT_FIELDS order."""
+    return _entry_columns(sid, entries, keys, CURRENT_FIELDS[4:])
+
+
+class _Output:
+    """What one run writes. Calculation rows (most of it) stream to the database while the replay
+    runs; summaries, lists, current ratings and checkpoints are kept until it ends and the
+    connection is free again."""
+
+    def __init__(self, system: RatingSystem, keys: _Keys, tables: dict):
+        self.system, self.sid, self.keys = system, system.pk, keys
+        self.tables = tables  # model -> the fresh table it is written to, when not its own
+        self.summaries: dict[str, list[tuple]] = {}  # period label -> its latest summaries
+        self.lists: list[tuple[RatingList, Entries]] = []
+        self.current: Entries | None = None
+        self.checkpoints: list[tuple] = []  # CHECKPOINT_FIELDS
+
+    def add(self, chunk: Chunk, rows: BulkWriter) -> None:
+        sid, keys, chunk_date = self.sid, self.keys, chunk.start
+        rows.write(row_tuples(sid, chunk.rows, chunk_date, keys))
+        # An event still open at a chunk's end is summarised again, cumulatively, by the next chunk.
+        by_label: dict[str, list[tuple]] = {}
+        for s in chunk.summaries:
+            by_label.setdefault(s.period, []).append(summary_values(sid, s, chunk_date, keys))
+        self.summaries.update(by_label)
+        if chunk.is_list:
+            rating_list = RatingList(
+                system=self.system, date=chunk.end, rated=chunk.rated, ranked=chunk.ranked, starters=chunk.starters,
+                complete=chunk.complete,
+            )
+            self.lists.append((rating_list, chunk.entries))
+        else:
+            self.current = chunk.entries
+
+    def save(self, start: dt.date | None) -> int:
+        system = self.system
+        if start is not None:  # summaries of events that were open at the checkpoint, now summarised again
+            PeriodSummary.objects.filter(system=system, period__in=list(self.summaries), chunk__lt=start).delete()
+        tables = self.tables
+        written = bulk_insert(
+            PeriodSummary, SUMMARY_FIELDS, (v for values in self.summaries.values() for v in values),
+            table=tables.get(PeriodSummary),
+        )
+        saved = RatingList.objects.bulk_create([rating_list for rating_list, _ in self.lists])
+        written += bulk_insert(RatingListEntry, ENTRY_FIELDS, (
+            (rating_list.pk, *values)
+            for rating_list, (_, entries) in zip(saved, self.lists) for values in entry_rows(self.sid, entries, self.keys)
+        ), table=tables.get(RatingListEntry))
+        written += _replace_current(system, self.current, self.keys, full=start is None)
+        # COPY: megabytes of state each, which an INSERT would send and parse as hex text
+        bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)
+        return written
