@@ -11,7 +11,7 @@ from typing import NamedTuple
 from django import forms
 from django.core.exceptions import ValidationError
 
-from ratings import pages
+from ratings import selectors
 from ratings.engines.glicko import GlickoConfig, GlickoRating
 from ratings.engines.knsb import KnsbConfig
 from ratings.engines.naf_elo import EloConfig
@@ -289,7 +289,7 @@ class CalculatorForm(forms.Form):
         glicko = self.defaults[Method.GLICKO]
         self.fields["phi"].initial = glicko.phi0
         self.fields["sigma"].initial = glicko.sigma0
-        self.fields["idle_periods"].label = f"Idle {pages.period_name(glicko)}s before this one (decay)"
+        self.fields["idle_periods"].label = f"Idle {selectors.period_name(glicko)}s before this one (decay)"
 
     def fieldsets(self) -> list[tuple[str, list]]:
         """(legend, bound fields) of the input and of each configured method."""

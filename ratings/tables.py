@@ -331,7 +331,7 @@ class EventTable(FastRowsTable):
 
 
 class CoachEventTable(FastRowsTable):
-    """The events a coach attended (rows from pages.coach_events)."""
+    """The events a coach attended (rows from selectors.coach_events)."""
 
     date = tables.Column(verbose_name="Date", orderable=False)
     event = tables.Column(verbose_name="Event", orderable=False)
@@ -372,7 +372,7 @@ class CoachEventTable(FastRowsTable):
 
 
 class HistoryTable(FastRowsTable):
-    """A coach's rating after each event or period (rows from pages.coach_history): the chart's data."""
+    """A coach's rating after each event or period (rows from selectors.coach_history): the chart's data."""
 
     effective = tables.Column(verbose_name="From", orderable=False)
     race = tables.Column(verbose_name="Race", orderable=False)

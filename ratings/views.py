@@ -17,7 +17,8 @@ from django_countries import countries
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from ratings import charts, pages
+from ratings import charts, selectors
+from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from ratings.calculator_forms import CalculatorForm
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.glicko import GlickoConfig
@@ -41,8 +42,8 @@ EXPORT_FORMATS = {"csv"}
 
 
 def _system(slug: str, systems: list[RatingSystem] | None = None) -> RatingSystem:
-    """The active system of that slug, found among `systems` (pages.public_systems(), read here if not given)."""
-    found = next((s for s in (pages.public_systems() if systems is None else systems) if s.slug == slug), None)
+    """The active system of that slug, found among `systems` (selectors.public_systems(), read here if not given)."""
+    found = next((s for s in (selectors.public_systems() if systems is None else systems) if s.slug == slug), None)
     if found is None:
         raise Http404(f"There is no rating system “{slug}”.")
     return found
@@ -60,13 +61,13 @@ def _query_without(request, *names: str) -> str:
 
 def rankings_index(request):
     """The rating systems, each with a link to its current ranking."""
-    systems = pages.public_systems()
+    systems = selectors.public_systems()
     return render(request, "ratings/rankings_index.html", {"systems": systems})
 
 
 def ranking(request, system: str, month: tuple[int, int] | None = None):
     """A ranking: the current one (/rankings/elo/ and /rankings/elo/latest/) or a stored monthly list."""
-    systems = pages.public_systems()
+    systems = selectors.public_systems()
     system = _system(system, systems)
     other = request.GET.get("system")
     if other and other != system.slug:
@@ -78,13 +79,13 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         return HttpResponseRedirect(reverse(name, args=args) + (f"?{query}" if query else ""))
     rating_list = None
     if month is None:
-        queryset = pages.ranking_current(system)
+        queryset = selectors.ranking_current(system)
         table_class = RankingTable
     else:
-        rating_list = pages.rating_list_on(system, *month)
+        rating_list = selectors.rating_list_on(system, *month)
         if rating_list is None:
             raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
-        queryset = pages.ranking_of_list(rating_list)
+        queryset = selectors.ranking_of_list(rating_list)
         table_class = ListRankingTable
     filterset = RankingFilter(request.GET, queryset=queryset, per_race=system.per_race)
     valid = filterset.is_valid()
@@ -94,7 +95,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     # without a race chosen the overall rank orders the list, so it comes first
     sequence = ["overall_rank", "rank", "..."] if system.per_race and race is None else None
     table = table_class(
-        data, system=system, inactive_rule=pages.inactive_rule(system), sequence=sequence,
+        data, system=system, inactive_rule=selectors.inactive_rule(system), sequence=sequence,
         caption=_ranking_caption(system, rating_list, filterset), exclude=["variant"] if variant else [],
     )
     export = request.GET.get("_export")
@@ -111,7 +112,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         "rating_list": rating_list,
         "filter": filterset,
         "table": table,
-        "inactive_rule": pages.inactive_rule(system),
+        "inactive_rule": selectors.inactive_rule(system),
         "export_query": _query_without(request, "page", "_export"),
         "share_url": request.build_absolute_uri(),
     })
@@ -140,17 +141,17 @@ def _ranking_caption(system, rating_list, filterset) -> str:
 def coach_detail(request, number: int):
     """A coach's ratings in every system, record per race, history chart, events and awards."""
     coach = get_object_or_404(Coach, number=number)
-    systems = pages.public_systems()
+    systems = selectors.public_systems()
     slug = request.GET.get("system") or (systems[0].slug if systems else "")
     system = next((s for s in systems if s.slug == slug), None)
     if system is None and systems:
         raise Http404(f"There is no rating system “{slug}”.")
-    ratings = pages.coach_ratings(coach)
+    ratings = selectors.coach_ratings(coach)
     for rating in ratings:
         rating.breakdown_url = breakdown_url(
             rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
         )
-    history = pages.coach_history(coach, system) if system else []
+    history = selectors.coach_history(coach, system) if system else []
     series: dict[tuple, list] = defaultdict(list)
     for item in history:
         label = item["race__name"] or "All races"
@@ -173,7 +174,7 @@ def coach_detail(request, number: int):
         places=rating_places(system.method) if system is not None else 2,
     )
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(history_table)
-    record, events = pages.coach_record(coach)
+    record, events = selectors.coach_record(coach)
     events_table = CoachEventTable(events, caption="Events attended, newest first", prefix="events-")
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(events_table)
     return render(request, "ratings/coach.html", {
@@ -182,7 +183,7 @@ def coach_detail(request, number: int):
         "record": record,
         "events_table": events_table,
         "history_table": history_table,
-        "awards": pages.coach_awards(coach),
+        "awards": selectors.coach_awards(coach),
         "systems": systems,
         "system": system,
         "history": history,
@@ -195,13 +196,13 @@ def coach_detail(request, number: int):
 
 def breakdown(request, number: int, system: str):
     """How a coach's rating in one system, race and variant was computed, KNSB rating-viewer style."""
-    systems = pages.public_systems()
+    systems = selectors.public_systems()
     system = _system(system, systems)
     coach = get_object_or_404(Coach, number=number)
     form = BreakdownForm(request.GET)
-    keys = pages.coach_keys(coach, system)
+    keys = selectors.coach_keys(coach, system)
     context = {
-        "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": pages.inactive_rule(system),
+        "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": selectors.inactive_rule(system),
         "other_systems": [s for s in systems if s != system], "places": rating_places(system.method),
     }
     for key in keys:
@@ -223,7 +224,7 @@ def breakdown(request, number: int, system: str):
             f" with {race}" if race else ""
         ) + (f" in {variant}" if variant else "") + "."
         return render(request, "ratings/breakdown.html", context, status=404)
-    result = pages.breakdown(
+    result = selectors.breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, period=form.cleaned_data["period"] or None,
     )
     context["breakdown"] = result
@@ -257,8 +258,8 @@ def _period_options(result) -> str:
 
 def event_list(request):
     """Public events (sanctioned by default), filtered by year, country, variant, major and status."""
-    queryset = pages.public_events()
-    filterset = EventFilter(request.GET, queryset=queryset, years=pages.event_years())
+    queryset = selectors.public_events()
+    filterset = EventFilter(request.GET, queryset=queryset, years=selectors.event_years())
     valid = filterset.is_valid()
     table = EventTable(filterset.qs if valid else queryset.none(), caption="Events, newest first")
     RequestConfig(request, paginate={"per_page": 50}).configure(table)
@@ -271,7 +272,7 @@ def event_detail(request, pk: int):
         event = Event.objects.select_related("variant").exclude(status=EventStatus.DRAFT).get(pk=pk)
     except Event.DoesNotExist:
         raise Http404("There is no public event with this number.") from None
-    systems = pages.public_systems()
+    systems = selectors.public_systems()
     slug = request.GET.get("system") or "elo"
     system = next((s for s in systems if s.slug == slug), None)
     if system is None:
@@ -279,7 +280,7 @@ def event_detail(request, pk: int):
             raise Http404(f"There is no rating system “{slug}”.")
         system = systems[0]
     rounds = defaultdict(list)
-    for game in pages.event_games(event):
+    for game in selectors.event_games(event):
         rounds[game.round].append(game)
     pin = None
     if event.latitude is not None and event.longitude is not None:
@@ -291,9 +292,9 @@ def event_detail(request, pk: int):
         "event": event,
         "system": system,
         "systems": systems,
-        "standings": pages.event_standings(event, system),
+        "standings": selectors.event_standings(event, system),
         "rounds": sorted(rounds.items(), key=lambda item: item[0].number),
-        "awards": pages.event_awards(event),
+        "awards": selectors.event_awards(event),
         "pin": pin,
     })
 
@@ -303,8 +304,8 @@ def event_detail(request, pk: int):
 
 def rating_list_index(request):
     """Every system with its latest monthly list."""
-    systems = pages.public_systems()
-    latest = pages.latest_list_dates(systems)
+    systems = selectors.public_systems()
+    latest = selectors.latest_list_dates(systems)
     rows = [(system, *latest.get(system.pk, (None, 0))) for system in systems]
     return render(request, "ratings/lists_index.html", {"rows": rows})
 
@@ -323,7 +324,7 @@ def rating_lists(request, system: str):
 def rating_list_detail(request, system: str, month: tuple[int, int]):
     """One monthly list: counts, starters, risers and fallers."""
     system = _system(system)
-    rating_list = pages.rating_list_on(system, *month)
+    rating_list = selectors.rating_list_on(system, *month)
     if rating_list is None:
         raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
     variant = None
@@ -336,7 +337,7 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
             error = f"There is no variant “{slug}”: showing every variant."
     label = f"{system.name}, list of {rating_list.date:%Y-%m-%d}" + (f", {variant}" if variant else "")
     starters = ListEntryTable(
-        pages.list_starters(rating_list, variant), system=system, prefix="starters-", exclude=["change"], starters=True,
+        selectors.list_starters(rating_list, variant), system=system, prefix="starters-", exclude=["change"], starters=True,
         caption=f"Starters: new ratings on the {label}, " + (
             "with Nt, the games counted for the start rating, and Gt, every game played in the variant "
             "(counted or not) from the month of the oldest of them"
@@ -345,19 +346,19 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
     )
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(starters)
     risers = ListEntryTable(
-        pages.list_movers(rating_list, variant, rising=True), system=system, prefix="risers-",
+        selectors.list_movers(rating_list, variant, rising=True), system=system, prefix="risers-",
         caption=f"Risers: the largest gains since the previous list ({label})",
     )
     fallers = ListEntryTable(
-        pages.list_movers(rating_list, variant, rising=False), system=system, prefix="fallers-",
+        selectors.list_movers(rating_list, variant, rising=False), system=system, prefix="fallers-",
         caption=f"Fallers: the largest losses since the previous list ({label})",
     )
-    before, after = pages.list_neighbours(rating_list)
+    before, after = selectors.list_neighbours(rating_list)
     month_query = f"?variant={variant.slug}" if variant else ""
     return render(request, "ratings/list_detail.html", {
         "system": system,
         "rating_list": rating_list,
-        "counts": pages.list_counts(rating_list, variant),
+        "counts": selectors.list_counts(rating_list, variant),
         "starters": starters,
         "risers": risers,
         "fallers": fallers,
@@ -376,25 +377,25 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
 def calculator(request):
     """Anyone's results under every method, with the breakdown table of each. Every option starts as
     the rating system is configured; what is entered applies to this calculation only."""
-    configured = pages.calculator_configs()
+    configured = calculator_configs()
     form = CalculatorForm(request.GET or None, configs={method: config for method, (_, config) in configured.items()})
     results = {}
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         configs = data["configs"]
         if Method.NAF_ELO in configured:
-            results["elo"] = (configured[Method.NAF_ELO][0], pages.calculate_elo(
+            results["elo"] = (configured[Method.NAF_ELO][0], calculate_elo(
                 configs[Method.NAF_ELO], rating=data["rating"], results=data["results"], coaches=data["coaches"],
                 major=data["major"],
             ))
         if Method.GLICKO in configured:
-            results["glicko"] = (configured[Method.GLICKO][0], pages.calculate_glicko(
+            results["glicko"] = (configured[Method.GLICKO][0], calculate_glicko(
                 configs[Method.GLICKO], mu=data["mu"], phi=data["phi"], sigma=data["sigma"], results=data["results"],
                 opponent_phi=data["opponent_phi"], idle_periods=data["idle_periods"], new_race=data["new_race"],
                 existing_races=data["existing_races"],
             ))
         if Method.KNSB in configured:
-            results["knsb"] = (configured[Method.KNSB][0], pages.calculate_knsb(
+            results["knsb"] = (configured[Method.KNSB][0], calculate_knsb(
                 configs[Method.KNSB], rl=data["rl"], nv=data["nv"], results=data["results"], junior=data["junior"],
             ))
     status = 400 if form.is_bound and not form.is_valid() else 200
@@ -406,7 +407,7 @@ def calculator(request):
 
 def about_ratings(request):
     """Formulas, the parameters as configured, and charts drawn from that configuration."""
-    configured = pages.system_configs()
+    configured = system_configs()
     phi_query = request.GET.get("phi", "").strip()
     phi_error = None
     asked_phi = None
@@ -419,7 +420,7 @@ def about_ratings(request):
             asked_phi, phi_error = None, f"“{phi_query}” is not a φ: give a number above 0 and at most 2000."
     sections = []
     for system, config in configured:
-        section = {"system": system, "config": config, "params": _parameters(config), "rule": pages.inactive_rule(system, config)}
+        section = {"system": system, "config": config, "params": _parameters(config), "rule": selectors.inactive_rule(system, config)}
         if system.method == Method.GLICKO:
             section.update(_glicko_figures(system, config, asked_phi))
         elif system.method == Method.NAF_ELO:
@@ -457,7 +458,7 @@ def _parameters(config) -> list[tuple[str, str]]:
 
 
 def _glicko_figures(system, config, asked_phi) -> dict:
-    unit = pages.period_name(config)
+    unit = selectors.period_name(config)
     horizon = 120 if config.period == "month" else 240
     sigma = config.sigma0
     starts = [p for p in (30, 50, 60, 90) if p < config.inactive_phi] or [config.inactive_phi / 2]
@@ -481,7 +482,7 @@ def _glicko_figures(system, config, asked_phi) -> dict:
         for n in (0, 6, 12, 18, 24, 36, 48, 60, 90, 120) if n <= horizon
     ]
     lapse_starts = [p for p in range(30, int(config.inactive_phi) + 1, 10)]
-    lapse = [(p, pages.idle_periods_until_unranked(config, p)) for p in lapse_starts]
+    lapse = [(p, selectors.idle_periods_until_unranked(config, p)) for p in lapse_starts]
     lapse_chart = charts.line_chart(
         [charts.Series("idle periods until no rank", [(p, n) for p, n in lapse if n >= 0])],
         title=f"{system.name}: idle {unit}s until the rank lapses",
@@ -496,7 +497,7 @@ def _glicko_figures(system, config, asked_phi) -> dict:
         "lapse_rows": lapse, "unit": unit, "step": (glicko.SCALE * sigma) ** 2,
     }
     if asked_phi is not None:
-        figures["asked"] = (asked_phi, pages.idle_periods_until_unranked(config, asked_phi))
+        figures["asked"] = (asked_phi, selectors.idle_periods_until_unranked(config, asked_phi))
     return figures
 
 

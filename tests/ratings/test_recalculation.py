@@ -318,7 +318,9 @@ def test_the_command_reads_the_games_once_for_every_system_and_gives_what_separa
 
     reads = []
     real = selectors.game_records
-    monkeypatch.setattr(selectors, "game_records", lambda **kw: reads.append(kw) or real(**kw))
+    counting = lambda **kw: reads.append(kw) or real(**kw)  # noqa: E731
+    monkeypatch.setattr(selectors, "game_records", counting)
+    monkeypatch.setattr(selectors.history, "game_records", counting)
     call_command("recalculate")
     assert len(reads) == 1
     printed = capsys.readouterr().out
@@ -389,6 +391,7 @@ def test_runs_whose_games_cannot_be_read_are_recorded_as_failed_and_nothing_chan
         raise RuntimeError("the games table is gone")
 
     monkeypatch.setattr(selectors, "game_records", unreadable)
+    monkeypatch.setattr(selectors.history, "game_records", unreadable)
     with pytest.raises(RuntimeError, match="the games table is gone"):
         services.recalculation_execute_many(queued, today=TODAY, jobs=2)
     failed = RecalculationRun.objects.filter(pk__in=queued)
