@@ -2,6 +2,7 @@
 import datetime as dt
 
 from celery import shared_task
+from django.conf import settings
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
@@ -12,7 +13,7 @@ from ratings.replay import previous_month
 
 @shared_task(
     bind=True, autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=5,
-    acks_late=True,
+    acks_late=True, soft_time_limit=settings.RECALCULATION_TIME_LIMIT, time_limit=settings.RECALCULATION_TIME_LIMIT + 60,
 )
 def recalculate(self, run_id: int) -> str:
     """Carry out one queued recalculation run (a transient database error retries it)."""

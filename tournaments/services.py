@@ -96,7 +96,7 @@ def _request_recalculation(*, trigger: str, since: dt.date, reason: str, actor) 
     signals.results_changed.send(sender=Game, trigger=trigger, since=since, reason=reason, actor=actor)
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def event_submit(*, event: Event, actor) -> Event:
     """An organiser hands a draft (or a rejected event, corrected) to staff for sanctioning."""
     event = Event.objects.select_for_update().get(pk=event.pk)
@@ -111,7 +111,7 @@ def event_submit(*, event: Event, actor) -> Event:
     return event
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def event_sanction(*, event: Event, actor, note: str = "") -> Event:
     """Sanction an event: its games start to count, and every rating system recalculates from its date."""
     event = Event.objects.select_for_update().get(pk=event.pk)
@@ -129,7 +129,7 @@ def event_sanction(*, event: Event, actor, note: str = "") -> Event:
     return event
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def event_reject(*, event: Event, actor, reason: str) -> Event:
     """Reject a submitted event with a reason (a sanctioned one leaves the rankings, so they recalculate)."""
     if not reason.strip():
@@ -148,7 +148,7 @@ def event_reject(*, event: Event, actor, reason: str) -> Event:
 GAME_RESULT_FIELDS = ["home_touchdowns", "away_touchdowns", "home_casualties", "away_casualties", "conceded_by", "kind"]
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
     """Correct a game's result; a sanctioned event's correction recalculates the ratings from its date."""
     unknown = set(changes) - set(GAME_RESULT_FIELDS)
@@ -171,7 +171,7 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
     return game
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def coach_merge(*, keep: Coach, duplicate: Coach, actor) -> Coach:
     """Fold a duplicate coach into the one kept: games, sides, participations and awards move over."""
     if keep.pk == duplicate.pk:
@@ -327,7 +327,7 @@ def _write_results(event: Event, games, played_at: dict) -> None:
         raise ValidationError(f"The database refused these results ({exc}); nothing was saved.") from exc
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def event_create(*, actor, **fields) -> Event:
     """A new draft event, organised by the person entering it."""
     unknown = set(fields) - set(EVENT_FIELDS)
@@ -340,7 +340,7 @@ def event_create(*, actor, **fields) -> Event:
     return event
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def event_update(*, event: Event, actor, fields: dict, participants, rounds, games, awards) -> Event:
     """Save the whole entry form of a draft or rejected event: its fields, participants, rounds, games
     and awards (uploads.*Entry lists). Every rule is checked first; on any error nothing is saved."""
@@ -397,7 +397,7 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
     return event
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
     """Replace a draft or rejected event's rounds and games by an upload's games (uploads.GameEntry);
     the coaches in it are registered with the race they played. All or nothing."""
@@ -431,7 +431,7 @@ def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
     return event
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def coach_create(*, actor, number: int, name: str, nationality: str = "") -> Coach:
     """Add a coach the federation did not know yet (an organiser meets him in his results)."""
     coach = Coach(number=number, name=name.strip(), nationality=nationality or "")
@@ -444,7 +444,7 @@ def coach_create(*, actor, number: int, name: str, nationality: str = "") -> Coa
     return coach
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def user_link_coach(*, user, coach: Coach | None, actor):
     """Link a member's account to his coach (or unlink it with None); a coach has one account."""
     current = Coach.objects.select_for_update().filter(user=user).first()

@@ -41,7 +41,7 @@ def recalculation_request_all(
     ]
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def recalculation_rerun(*, run: RecalculationRun, actor) -> RecalculationRun:
     """Queue a new run of a recorded run's system from the same date (trigger "rerun")."""
     rerun = recalculation_request(
@@ -66,7 +66,7 @@ def rating_system_update(*, system: RatingSystem, actor, **changes) -> RatingSys
         variants=[v.slug for v in variants] if variants is not None else list(system.variants.values_list("slug", flat=True)),
         excluded_races=[r.slug for r in excluded] if excluded is not None else list(system.excluded_races.values_list("slug", flat=True)),
     )
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         system.full_clean()
         system.save()
         if variants is not None:

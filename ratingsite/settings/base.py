@@ -131,6 +131,10 @@ DJANGO_TABLES2_TEMPLATE = "django_tables2/semantic.html"
 
 COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]
 
+# A recalculation task that runs longer is stopped (its transaction rolls back, the previous
+# rankings stay and the run is recorded as failed), so a wedged run cannot hold its system's lock.
+RECALCULATION_TIME_LIMIT = int(os.environ.get("RECALCULATION_TIME_LIMIT", "3600"))
+
 # Runs go on in forked processes and Celery workers: every line names its process.
 LOGGING = {
     "version": 1,
