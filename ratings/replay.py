@@ -123,11 +123,8 @@ class Board:
             idle = (on.toordinal() - self.effective_day[:n]) // rules.period_days
         else:
             idle = (on.year * 12 + on.month) - self.effective_month[:n]
-        phi = self.phi[:n]
-        step = glicko.SCALE * self.sigma[:n]
-        with np.errstate(invalid="ignore"):  # keys rated after `on` (idle < 0) keep their phi below
-            grown = np.sqrt(np.minimum(phi * phi + idle * (step * step), rules.phi_cap * rules.phi_cap))
-        phi = np.where(idle > 0, grown, phi)
+        with np.errstate(invalid="ignore"):  # keys rated after `on` (idle < 0) keep their phi
+            phi = glicko.decayed_phi(self.phi[:n], self.sigma[:n], idle, rules.phi_cap)
         return self.mu[:n] - rules.phi_multiplier * phi, phi, phi <= rules.inactive_phi
 
     def ranks(self, value: np.ndarray, active: np.ndarray, *, per_race: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -1150,7 +1150,7 @@ class _Checks:
         index = self.period_index()
         if index is not None:
             idle = index[S["period"][chained]] - index[S["period"][before]] - 1
-            decayed = glicko._decayed_phi(S["phi"][before], S["sigma"][before], idle, config.decay_cap)
+            decayed = glicko.decayed_phi(S["phi"][before], S["sigma"][before], idle, config.decay_cap)
             self.expect(self.summary, "phi_before", S["phi_before"], decayed,
                         lambda i, j: f"the previous period's phi decayed over {idle[j]} idle period(s)", chained)
         starts = np.flatnonzero(previous < 0)
@@ -1200,7 +1200,7 @@ class _Checks:
             idle = (on - effective) // 14
         else:
             idle = _month(on) - _month(effective)
-        phi = glicko._decayed_phi(S["phi"][summaries], S["sigma"][summaries], idle, config.decay_cap)
+        phi = glicko.decayed_phi(S["phi"][summaries], S["sigma"][summaries], idle, config.decay_cap)
         return S["mu"][summaries] - self.multiplier * phi, phi
 
 

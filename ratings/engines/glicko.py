@@ -418,7 +418,7 @@ def calendar_period(day: date, config: GlickoConfig) -> tuple[int, str, date]:
     raise ValueError("event periods are not calendar periods")
 
 
-def _decayed_phi(phi, sigma, periods, cap):
+def decayed_phi(phi, sigma, periods, cap):
     """Vector form of `decay`: phi after `periods` idle periods (unchanged where periods is 0)."""
     step = SCALE * sigma
     grown = np.sqrt(np.minimum(phi * phi + periods * (step * step), cap * cap))
@@ -494,7 +494,7 @@ def _close(state: GlickoState, config: GlickoConfig, period: OpenPeriod, rows, s
     idle = np.where(last == _NEW, 0, index - last - 1)
     mu_start = state.mu[local_keys]
     sigma = state.sigma[local_keys]
-    phi_start = _decayed_phi(state.phi[local_keys], sigma, idle, config.decay_cap)
+    phi_start = decayed_phi(state.phi[local_keys], sigma, idle, config.decay_cap)
 
     # one entry per side, home then away for each game, so sums run in order of play
     home = np.array(period.home, dtype=np.intp)
@@ -648,7 +648,7 @@ def ratings_as_of(state: GlickoState, config: GlickoConfig, as_of: date) -> dict
     if np.any(last[rated] > latest):
         raise ValueError(f"the state holds periods after {as_of}")
     idle = np.where(rated, latest - last, 0)
-    phi = _decayed_phi(state.phi[:n], state.sigma[:n], idle, config.decay_cap).tolist()
+    phi = decayed_phi(state.phi[:n], state.sigma[:n], idle, config.decay_cap).tolist()
     mu = state.mu[:n].tolist()
     sigma = state.sigma[:n].tolist()
     return {
@@ -681,7 +681,7 @@ def _new_rating(state: GlickoState, config: GlickoConfig, key, index: int) -> Gl
     numbers = np.array(existing, dtype=np.intp)
     last = state.last[numbers]
     idle = np.where(last == _NEW, 0, index - last - 1)
-    phi = _decayed_phi(state.phi[numbers], state.sigma[numbers], idle, config.decay_cap)
+    phi = decayed_phi(state.phi[numbers], state.sigma[numbers], idle, config.decay_cap)
     mu = state.mu[numbers]
     return initial_for_new_race(
         [GlickoRating(m, p, 0.0) for m, p in zip(mu.tolist(), phi.tolist())],

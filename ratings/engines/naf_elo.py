@@ -58,14 +58,14 @@ def k_value(
     return round_half_away(k) if round_k else k
 
 
+def rating_after(r0: float, rt: float) -> float:
+    """The CR after a game from its calculation row: R0 + Rt kept to 0.01, half away from zero."""
+    return round_half_away(r0 + rt, 2)
+
+
 def update(rating: float, opponent: float, score: float, k: float) -> float:
     """The new CR after one game: rating + k·(score − P), rounded to 0.01 half away from zero."""
-    return round_half_away(rating + k * (score - win_probability(rating, opponent)), 2)
-
-
-def rating_after(r0: float, rt: float) -> float:
-    """The CR after a game from its calculation row: R0 + Rt kept to 0.01 (what `update` gives)."""
-    return round_half_away(r0 + rt, 2)
+    return rating_after(rating, k * (score - win_probability(rating, opponent)))
 
 
 def game_change(r0: float, rt: float) -> float:
