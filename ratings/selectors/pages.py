@@ -333,12 +333,6 @@ def breakdown(
     if rows:
         chosen.first, chosen.last = _day(rows[0].played_at), _day(rows[-1].played_at)
     elo = system.method == Method.NAF_ELO
-    counted = [row for row in rows if row.counted and row.rt is not None]
-    if elo and counted:
-        chosen.change = sum(naf_elo.game_change(row.r0, row.rt) for row in counted)
-        span = [(counted[0].played_at, counted[0].game_id), (counted[-1].played_at, counted[-1].game_id)]
-        between = _elo_games_between(system, {(coach.pk, race and race.pk, variant.pk): span}, exclude=chosen.label)
-        chosen.between = between.get(coach.pk, [])
     notes: dict[str, int] = {}
     for row in rows:
         item = BreakdownRow(row=row)
@@ -355,6 +349,13 @@ def breakdown(
         result.rows.append(item)
     texts = GLOBAL_REASON_TEXT if system.method == Method.GLICKO and not system.per_race else REASON_TEXT
     result.footnotes = [(number, texts.get(reason, reason)) for reason, number in notes.items()]
+    changed = [item for item in result.rows if item.rating_after is not None]
+    if changed:  # NAF Elo: the event's own change, and other events' games amid its own
+        chosen.change = sum(item.rating_after - item.row.r0 for item in changed)
+        first, last = changed[0].row, changed[-1].row
+        span = [(first.played_at, first.game_id), (last.played_at, last.game_id)]
+        between = _elo_games_between(system, {(coach.pk, race and race.pk, variant.pk): span}, exclude=chosen.label)
+        chosen.between = between.get(coach.pk, [])
     if knsb:
         result.blocks = _event_blocks(result.rows)
         result.extra_remise = _extra_remise(chosen.summary, result.rows)
