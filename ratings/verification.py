@@ -44,6 +44,8 @@ from ratings.models import (
 )
 from ratings.replay import Ledger, replay
 from ratings.services.storage import _key_arrays, _Keys
+from ratings.services.workers import _forked
+from tournaments.models import Coach
 
 EPOCH = dt.date(2000, 1, 1)  # PostgreSQL's binary dates and times count from here
 EPOCH_TIME = dt.datetime(2000, 1, 1)
@@ -93,21 +95,18 @@ class Differences:
 
     def differences(self, count: int, lines: Callable[[int], Iterator[str]]) -> None:
         """`count` differences from the fresh recalculation; `lines(n)` gives the first n described."""
-        if not count:
-            return
         self.replayed += count
-        room = self.limit - len(self.first_replayed)
-        if room > 0:
-            self.first_replayed.extend(lines(min(room, count)))
+        self._describe(self.first_replayed, count, lines)
 
     def inconsistency(self, count: int, lines: Callable[[int], Iterator[str]]) -> None:
         """`count` stored figures disagreeing with their rows; `lines(n)` gives the first n described."""
-        if not count:
-            return
         self.inconsistent += count
-        room = self.limit - len(self.first_inconsistent)
-        if room > 0:
-            self.first_inconsistent.extend(lines(min(room, count)))
+        self._describe(self.first_inconsistent, count, lines)
+
+    def _describe(self, first: list[str], count: int, lines: Callable[[int], Iterator[str]]) -> None:
+        room = self.limit - len(first)
+        if count and room > 0:
+            first.extend(lines(min(room, count)))
 
 
 # --- columns ----------------------------------------------------------------------------------
@@ -614,8 +613,6 @@ class _Names:
 
     def number(self, coach: int):
         if coach not in self._numbers:
-            from tournaments.models import Coach
-
             self._numbers[coach] = Coach.objects.filter(pk=coach).values_list("number", flat=True).first()
         return self._numbers[coach]
 
@@ -1240,8 +1237,6 @@ def verify_systems(systems: list[RatingSystem], *, today: dt.date | None = None,
                    replayed: bool = True) -> Iterator[tuple[RatingSystem, Differences]]:
     """`verify_system` for each system, the games read once for all. On PostgreSQL up to `jobs` at
     once, each in a process forked after the games are read (as recalculation_execute_many runs)."""
-    from ratings.services.workers import _forked
-
     today = today or timezone.now().date()
     with paused_gc():
         games = [selectors.game_records()]
