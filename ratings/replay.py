@@ -83,13 +83,14 @@ class Board:
         self.variant_group[where] = [self._group(key[2]) for key in keys]
         self.wins[where] = self.draws[where] = self.losses[where] = 0
 
-    def set_summaries(self, latest: dict) -> None:
-        """Take each key's latest summary (key -> PeriodSummary)."""
+    def set_summaries(self, latest: dict, ratings: dict | None = None) -> None:
+        """Take each key's latest summary (key -> PeriodSummary); its value from `ratings` (key ->
+        value) where the engine keeps every key's rating after its last game."""
         if not latest:
             return
         rows = np.fromiter((self.index[key] for key in latest), dtype=np.int64, count=len(latest))
         summaries = list(latest.values())
-        self.value[rows] = [s.rn for s in summaries]
+        self.value[rows] = [s.rn for s in summaries] if ratings is None else [ratings[key] for key in latest]
         self.mu[rows] = [np.nan if s.mu is None else s.mu for s in summaries]
         self.phi[rows] = [np.nan if s.phi is None else s.phi for s in summaries]
         self.sigma[rows] = [np.nan if s.sigma is None else s.sigma for s in summaries]
@@ -263,9 +264,7 @@ def apply_chunk(
     """
     latest = {(s.coach, s.race, s.variant): s for s in summaries}
     board.add([key for key in latest if key not in board.index])
-    board.set_summaries(latest)
-    if ratings is not None and latest:
-        board.value[[board.index[key] for key in latest]] = [ratings[key] for key in latest]
+    board.set_summaries(latest, ratings)
     index = board.index
     played: dict = {}
     tallies: dict = {}
