@@ -93,6 +93,41 @@ class GameRecord:
         return None
 
 
+class CountingRule:
+    """Whether a game counts in one rating system, and if not why: the one place the rule is written.
+
+    First the record's reasons (unsanctioned event, bye, forfeit, unranked race), then the system's
+    own: a variant outside its list, a race it leaves out.
+    """
+
+    __slots__ = ("variants", "excluded_races")
+
+    def __init__(self, variants=None, excluded_races=()):
+        self.variants = None if variants is None else frozenset(variants)
+        self.excluded_races = frozenset(excluded_races)
+
+    @classmethod
+    def of(cls, config) -> CountingRule:
+        """The rule of an engine configuration (anything with `variants` and `excluded_races`)."""
+        return cls(config.variants, config.excluded_races)
+
+    def exclusion(self, game: GameRecord) -> str | None:
+        """The reason `game` does not count in this system (a `Reason`), or None when it counts."""
+        if (game.sanctioned and game.kind == PLAYED and game.away is not None
+                and game.home_race_ranked and game.away_race_ranked):
+            reason = None
+        else:
+            reason = game.record_exclusion()
+        if reason is None:
+            variants = self.variants
+            excluded = self.excluded_races
+            if variants is not None and game.variant not in variants:
+                reason = Reason.VARIANT_EXCLUDED
+            elif excluded and (game.home_race in excluded or game.away_race in excluded):
+                reason = Reason.RACE_EXCLUDED
+        return reason
+
+
 @dataclass(slots=True)
 class CalculationRow:
     """One game seen from one side in one rating system: every column of the breakdown table.

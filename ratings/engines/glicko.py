@@ -24,12 +24,11 @@ import numpy as np
 from .common import (
     AWAY,
     HOME,
-    PLAYED,
     CalculationRow,
+    CountingRule,
     GameRecord,
     OutOfOrder,
     PeriodSummary,
-    Reason,
     build_many,
     check_fields,
     config_error,
@@ -696,10 +695,7 @@ def _run(games: list[GameRecord], config: GlickoConfig, state: GlickoState) -> G
     open_periods = state.open_periods
     per_race = config.per_race
     by_event = config.period == "event"
-    variants = None if config.variants is None else frozenset(config.variants)
-    excluded = frozenset(config.excluded_races)
-    race_excluded = Reason.RACE_EXCLUDED
-    variant_excluded = Reason.VARIANT_EXCLUDED
+    exclusion = CountingRule.of(config).exclusion
 
     if not games:
         return GlickoResult(state, rows, summaries)
@@ -762,18 +758,7 @@ def _run(games: list[GameRecord], config: GlickoConfig, state: GlickoState) -> G
         else:
             home_key = (g.home, None, variant)
             away_key = (away, None, variant)
-        if (
-            g.sanctioned and g.kind == PLAYED and away is not None
-            and g.home_race_ranked and g.away_race_ranked
-        ):
-            reason = None
-        else:
-            reason = g.record_exclusion()
-        if reason is None:
-            if variants is not None and variant not in variants:
-                reason = variant_excluded
-            elif excluded and (home_race in excluded or away_race in excluded):
-                reason = race_excluded
+        reason = exclusion(g)
         if reason is not None:
             excluded_l.append((len(counted_l), g, reason))
             excluded_played[home_key] = excluded_played.get(home_key, 0) + 1

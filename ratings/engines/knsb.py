@@ -40,6 +40,7 @@ from .common import (
     HOME,
     PLAYED,
     CalculationRow,
+    CountingRule,
     GameRecord,
     PeriodSummary,
     Reason,
@@ -689,6 +690,7 @@ class _Run:
         self.lists: list[date] = []
         self.wc = 1.0 / (config.sigma * _SQRT2)
         self.excluded = frozenset(config.excluded_races)
+        self.exclusion = CountingRule.of(config).exclusion
         self.initial = {entry[0]: entry for entry in config.initial_list}
         self.index: dict = {}  # variant -> race (None when pooled) -> the table in state.ratings
         for (race, variant), table in state.ratings.items():
@@ -951,16 +953,7 @@ class _Run:
         home_race = g.home_race
         away_race = g.away_race
         score = g.home_score
-        if (g.sanctioned and g.kind == PLAYED and away is not None
-                and g.home_race_ranked and g.away_race_ranked):
-            reason = None
-        else:
-            reason = g.record_exclusion()
-        if reason is None:
-            if c.variants is not None and variant not in c.variants:
-                reason = Reason.VARIANT_EXCLUDED
-            elif self.excluded and (home_race in self.excluded or away_race in self.excluded):
-                reason = Reason.RACE_EXCLUDED
+        reason = self.exclusion(g)
         per_race = c.per_race
         row = CalculationRow
         if reason == Reason.VARIANT_EXCLUDED:

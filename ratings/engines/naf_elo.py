@@ -16,12 +16,11 @@ from operator import truediv
 from .common import (
     AWAY,
     HOME,
-    PLAYED,
     CalculationRow,
+    CountingRule,
     GameRecord,
     OutOfOrder,
     PeriodSummary,
-    Reason,
     build_many,
     check_fields,
     config_error,
@@ -233,10 +232,7 @@ def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResu
     start_rating = config.start_rating
     per_race = config.per_race
     conceder_loses = config.conceder_loses
-    variants = None if config.variants is None else frozenset(config.variants)
-    excluded = frozenset(config.excluded_races)
-    race_excluded = Reason.RACE_EXCLUDED
-    variant_excluded = Reason.VARIANT_EXCLUDED
+    exclusion = CountingRule.of(config).exclusion
     if not games:
         return EloResult(state, rows, summaries)
 
@@ -286,18 +282,7 @@ def _run(games: list[GameRecord], config: EloConfig, state: EloState) -> EloResu
         else:
             home_key = (home, None, variant)
             away_key = (away, None, variant)
-        if (
-            g.sanctioned and g.kind == PLAYED and away is not None
-            and g.home_race_ranked and g.away_race_ranked
-        ):
-            reason = None
-        else:
-            reason = g.record_exclusion()
-        if reason is None:
-            if variants is not None and variant not in variants:
-                reason = variant_excluded
-            elif excluded and (home_race in excluded or away_race in excluded):
-                reason = race_excluded
+        reason = exclusion(g)
         score = g.home_score
         if reason is not None:
             append(new_row(game_id, HOME, home, home_key[1], variant, away, away_race, t, label,

@@ -12,6 +12,7 @@ from ratings.engines.common import (
     AWAY,
     BYE,
     FORFEIT,
+    CountingRule,
     GameRecord,
     PeriodSummary,
     Reason,
@@ -121,3 +122,27 @@ def test_every_engine_updated_in_place_gives_what_a_copying_run_gives():
         assert in_place.state is state and in_place_closed.state is state
         assert in_place.rows + in_place_closed.rows == copying.rows + copying_closed.rows
         assert in_place.summaries + in_place_closed.summaries == copying.summaries + copying_closed.summaries
+
+
+class TestCountingRule:
+    """One rule for every engine: the record's reasons first, then the system's variants and races."""
+
+    def test_a_ranked_played_game_in_the_systems_variant_counts(self):
+        assert CountingRule(["bb2020"], ["goblin"]).exclusion(game()) is None
+
+    @pytest.mark.parametrize("changes, reason", [
+        ({"sanctioned": False}, Reason.EVENT_NOT_SANCTIONED),
+        ({"kind": BYE, "away": None, "away_race": None}, Reason.BYE),
+        ({"kind": FORFEIT}, Reason.FORFEIT),
+        ({"away_race_ranked": False}, Reason.RACE_NOT_RANKED),
+        ({"variant": "bb7"}, Reason.VARIANT_EXCLUDED),
+        ({"away_race": "goblin"}, Reason.RACE_EXCLUDED),
+        # the record's reason wins over the system's
+        ({"sanctioned": False, "variant": "bb7"}, Reason.EVENT_NOT_SANCTIONED),
+        ({"variant": "bb7", "home_race": "goblin"}, Reason.VARIANT_EXCLUDED),
+    ])
+    def test_why_a_game_does_not_count(self, changes, reason):
+        assert CountingRule(["bb2020"], ["goblin"]).exclusion(game(**changes)) == reason
+
+    def test_no_variant_list_takes_every_variant(self):
+        assert CountingRule(None, ()).exclusion(game(variant="bb7")) is None
