@@ -50,7 +50,8 @@ class FreshPartitions:
         self.tables = {model: f"{partition_name(model, system_id)}_r{run_id}" for model in PARTITIONED}
 
     def create(self) -> None:
-        running = set(RecalculationRun.objects.filter(status=RunStatus.RUNNING).values_list("pk", flat=True))
+        # this run's own tables, if there are any, are left by an attempt of it whose process was lost
+        running = set(RecalculationRun.objects.filter(status=RunStatus.RUNNING).exclude(pk=self.run_id).values_list("pk", flat=True))
         with connection.cursor() as cursor:
             for model, table in self.tables.items():
                 parent = model._meta.db_table

@@ -12,7 +12,7 @@ from ratings.replay import previous_month
 
 
 @shared_task(
-    bind=True, autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=5,
+    name=services.RECALCULATE_TASK, bind=True, autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300, max_retries=5,
     acks_late=True, soft_time_limit=settings.RECALCULATION_TIME_LIMIT, time_limit=settings.RECALCULATION_TIME_LIMIT + 60,
 )
 def recalculate(self, run_id: int) -> str:

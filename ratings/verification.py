@@ -44,7 +44,7 @@ from ratings.models import (
 )
 from ratings.replay import Ledger, replay
 from ratings.services.storage import _key_arrays, _Keys
-from ratings.services.workers import _forked
+from ratings.services.workers import can_fork, in_processes
 from tournaments.models import Coach
 
 EPOCH = dt.date(2000, 1, 1)  # PostgreSQL's binary dates and times count from here
@@ -1236,12 +1236,11 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
 def verify_systems(systems: list[RatingSystem], *, today: dt.date | None = None, limit: int = 10, jobs: int = 1,
                    replayed: bool = True) -> Iterator[tuple[RatingSystem, Differences]]:
     """`verify_system` for each system, the games read once for all. On PostgreSQL up to `jobs` at
-    once, each in a process forked after the games are read (as recalculation_execute_many runs)."""
+    once, in a pool of processes forked after the games are read (as recalculation_execute_many runs)."""
     today = today or timezone.now().date()
     with paused_gc():
         games = [selectors.game_records()]
-    if (jobs <= 1 or len(systems) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block
-            or not hasattr(os, "fork")):
+    if jobs <= 1 or len(systems) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block or not can_fork():
         for system in systems:
             yield system, verify_system(system, today=today, limit=limit, games=games[0], replayed=replayed)
         return
@@ -1253,10 +1252,11 @@ def verify_systems(systems: list[RatingSystem], *, today: dt.date | None = None,
             with open(os.path.join(folder, str(system_id)), "wb") as out:
                 pickle.dump(diffs, out)
 
-        exits = _forked(list(by_id), jobs, execute, forked=games.clear)
+        lost = in_processes(list(by_id), jobs, execute, forked=games.clear)
         for system in systems:
             try:
                 with open(os.path.join(folder, str(system.pk)), "rb") as found:
                     yield system, pickle.load(found)
             except FileNotFoundError:
-                raise RuntimeError(f"verifying {system.slug} ended abnormally (wait statuses {exits})") from None
+                why = "was lost" if system.pk in lost else "wrote nothing"
+                raise RuntimeError(f"verifying {system.slug} ended abnormally (its process {why})") from None

@@ -6,9 +6,12 @@ can be run again at any time to bring them back in line.
 from functools import wraps
 
 from django.apps import apps as global_apps
+from django.contrib.auth.management import create_permissions
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db import DEFAULT_DB_ALIAS
+
+from .models import Event
 
 MEMBERS, ORGANISERS, STAFF = "members", "organisers", "staff"
 
@@ -59,8 +62,6 @@ RERUN = "ratings.add_recalculationrun"
 
 def groups_sync(*, apps=global_apps, using: str = DEFAULT_DB_ALIAS) -> None:
     """Create (or repair) the members, organisers and staff groups with exactly their permissions."""
-    from django.contrib.auth.management import create_permissions
-
     for label in ("auth", "tournaments", "ratings", "audit"):
         create_permissions(global_apps.get_app_config(label), apps=apps, using=using, verbosity=0)
     ContentType = apps.get_model("contenttypes", "ContentType")
@@ -96,7 +97,5 @@ def permission_required(*permissions: str):
 
 def events_for(user):
     """The events a user may open in the organiser pages: his own, or every event for staff."""
-    from .models import Event
-
     events = Event.objects.select_related("variant", "organiser")
     return events if user.has_perm(ANY_EVENT) else events.filter(organiser=user)

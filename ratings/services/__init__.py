@@ -11,13 +11,24 @@ from ratings.services.execution import (
     recalculation_execute_many,
 )
 from ratings.services.requests import (
+    RECALCULATE_TASK,
     rating_system_update,
+    recalculation_enqueue,
     recalculation_request,
     recalculation_request_all,
     recalculation_rerun,
 )
 
 __all__ = [
-    "RecalculationFailed", "checkpoint_dates", "complete_list", "rating_system_update", "recalculation_execute",
-    "recalculation_execute_many", "recalculation_request", "recalculation_request_all", "recalculation_rerun",
+    "RECALCULATE_TASK",
+    "RecalculationFailed",
+    "checkpoint_dates",
+    "complete_list",
+    "rating_system_update",
+    "recalculation_enqueue",
+    "recalculation_execute",
+    "recalculation_execute_many",
+    "recalculation_request",
+    "recalculation_request_all",
+    "recalculation_rerun",
 ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import os
 import pickle
 import time
 import traceback
@@ -31,7 +30,7 @@ from ratings.models import (
 )
 from ratings.replay import Ledger, months_between, replay
 from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
-from ratings.services.workers import _forked, _longest_first
+from ratings.services.workers import _longest_first, can_fork, in_processes
 
 logger = logging.getLogger(__name__)  # "ratings.services.execution": the runs, under the "ratings" logger
 
@@ -68,10 +67,10 @@ def recalculation_execute(
     logger.info("run %s of %s started, from %s (%s)", run.pk, run.system.slug, run.from_date or "the first game", run.trigger)
     log: list[str] = []
     fresh = None
-    if partitions.partitioned() and selectors.resume_date(run.system, run.from_date) is None:
-        fresh = partitions.FreshPartitions(run.system_id, run.pk)
-        fresh.create()  # before the transaction: see FreshPartitions
     try:
+        if partitions.partitioned() and selectors.resume_date(run.system, run.from_date) is None:
+            fresh = partitions.FreshPartitions(run.system_id, run.pk)
+            fresh.create()  # before the transaction: see FreshPartitions
         with transaction.atomic():
             # One run per system at a time: the row lock is held until this transaction ends.
             system = RatingSystem.objects.select_for_update().get(pk=run.system_id)
@@ -126,14 +125,14 @@ def recalculation_execute_many(
     does; returns each run, or the error it failed with, in the order given. They replay the same
     games: these are read once, here, for all of them.
 
-    On PostgreSQL up to `jobs` run at once: as many processes forked from this one, each with its
-    own connection, taking the next run when it is free (a run is bound by Python, so threads would
-    take turns on one core). The games are read here, once, before forking: each process copies the
+    On PostgreSQL up to `jobs` run at once, in a pool of processes forked from this one, each with
+    its own connection, taking the next run when it is free (a run is bound by Python, so threads
+    would take turns on one core). The games are read here, once, before forking: each process copies the
     pages it touches (reading an object writes its reference count), and this one lets go of its
     own as soon as they are forked, so the history is held as many times as when each process read
     it itself, without reading it twice. One at a time on SQLite (a single writer), inside a caller's
     transaction (whose uncommitted records other connections would not see), or where processes
-    cannot fork.
+    cannot fork (a Celery worker's pool process, say).
     """
     runs = list(RecalculationRun.objects.filter(pk__in=run_ids).select_related("system"))
     since = None if any(run.from_date is None for run in runs) else min((run.from_date for run in runs), default=None)
@@ -155,17 +154,17 @@ def recalculation_execute_many(
         except Exception as error:  # recorded on the run by recalculation_execute
             return error
 
-    if (
-        jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block
-        or not hasattr(os, "fork")
-    ):
+    if jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block or not can_fork():
         return [execute(run_id) for run_id in run_ids]
-    exits = _forked(_longest_first(runs), jobs, execute, forked=read.clear)
-    if any(exits):  # a process died without recording its run's end (killed, out of memory)
-        RecalculationRun.objects.filter(pk__in=run_ids, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
-            status=RunStatus.FAILED, finished_at=timezone.now(),
-            error=f"the run's process ended abnormally (wait statuses {exits})",
-        )
+    lost = in_processes(_longest_first(runs), jobs, execute, forked=read.clear)
+    # A lost process takes the pool's other runs down with it: each goes again on its own, reading
+    # the games itself (this process let go of them), so that only a run that loses its process twice fails.
+    for run_id in lost:
+        if in_processes([run_id], 1, execute, forked=lambda: None):
+            RecalculationRun.objects.filter(pk=run_id, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+                status=RunStatus.FAILED, finished_at=timezone.now(),
+                error="the run's process ended abnormally, twice (killed, or out of memory)",
+            )
     outcomes: list[RecalculationRun | Exception] = []
     for run_id in run_ids:
         run = RecalculationRun.objects.select_related("system").get(pk=run_id)

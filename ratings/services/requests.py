@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from celery import group, signature
 from django.db import transaction
 
 from audit.models import Action
@@ -14,31 +15,46 @@ from ratings.models import (
     Trigger,
 )
 
+RECALCULATE_TASK = "ratings.tasks.recalculate"
+
 
 def recalculation_request(
     *, system: RatingSystem, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None,
     enqueue: bool = True,
 ) -> RecalculationRun:
     """Record a queued run and, with `enqueue`, hand it to the worker once the transaction commits."""
-    from ratings.tasks import recalculate
-
     run = RecalculationRun.objects.create(
         system=system, trigger=trigger, from_date=since, reason=reason[:300],
         requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None,
     )
     if enqueue:
-        transaction.on_commit(lambda: recalculate.delay(run.pk))
+        transaction.on_commit(lambda: recalculation_enqueue(run_ids=[run.pk]))
     return run
+
+
+def recalculation_enqueue(*, run_ids: list[int]) -> None:
+    """Hand queued runs to the workers: one task per run, several as one Celery group, so that they
+    spread over every worker on every machine (in process, one after the other, without a broker).
+
+    By the task's name: the tasks module calls these services, and a task is registered by the
+    time a run is asked for (the Celery app discovers them)."""
+    tasks = [signature(RECALCULATE_TASK, args=(run_id,)) for run_id in run_ids]
+    if len(tasks) == 1:
+        tasks[0].apply_async()
+    elif tasks:
+        group(tasks).apply_async()
 
 
 def recalculation_request_all(
     *, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None
 ) -> list[RecalculationRun]:
-    """One queued run for every active system: a change to the record affects them all."""
-    return [
-        recalculation_request(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by)
+    """One queued run for every active system, as one group of tasks: a change to the record affects them all."""
+    runs = [
+        recalculation_request(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by, enqueue=False)
         for system in RatingSystem.objects.filter(active=True)
     ]
+    transaction.on_commit(lambda: recalculation_enqueue(run_ids=[run.pk for run in runs]))
+    return runs
 
 
 @transaction.atomic(durable=True)

@@ -1,12 +1,14 @@
-"""Runs in processes of their own: several systems at once, forked after the games are read once."""
+"""Runs in processes of their own: several systems at once, in a pool forked after the games are read once."""
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
-import struct
 import sys
-import traceback
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from django.db import connections
 
@@ -28,37 +30,63 @@ def _longest_first(runs: list[RecalculationRun]) -> list[int]:
     return sorted(expected, key=expected.get, reverse=True)
 
 
-def _forked(run_ids: list[int], jobs: int, execute: Callable[[int], object], *, forked: Callable[[], None]) -> list[int]:
-    """`execute` the runs in `jobs` child processes, each taking the next run when it is free;
-    returns each child's wait status. `forked` runs here once every child is forked."""
-    connections.close_all()  # a child must not share this process's sockets: each opens its own
+def in_processes(items: list, jobs: int, execute: Callable[[Any], object], *, forked: Callable[[], None]) -> list:
+    """`execute(item)` for each item in a pool of up to `jobs` processes forked from this one, so that
+    they share what it has read; each takes the next item when it is free. `forked` runs here once
+    every process is forked. Returns the items whose process ended abnormally (killed, out of
+    memory): a lost process breaks the pool, so the items it held or had still to hand out are lost
+    too, and the caller decides what to do with them. An error `execute` raises is raised here once
+    the pool is done.
+    """
+    global _EXECUTE
+    connections.close_all()  # a process must not share this one's sockets: each opens its own
     for stream in (sys.stdout, sys.stderr):
-        stream.flush()  # or a child would print this process's pending output again
-    queue, feed = os.pipe()
-    os.write(feed, b"".join(struct.pack("q", run_id) for run_id in run_ids))
-    os.close(feed)
-    children = []
-    for _ in range(min(jobs, len(run_ids))):
-        pid = os.fork()
-        if pid == 0:
-            gc.freeze()  # the collector leaves the parent's objects alone: no scans, no copied pages
-            _DETACHED.extend(_detach_connections())
-            code = 1
-            try:
-                while record := os.read(queue, 8):  # one whole id: the queue holds far less than a pipe buffer
-                    execute(struct.unpack("q", record)[0])  # records its outcome on the run, failure included
-                code = 0
-            except BaseException:
-                traceback.print_exc()  # os._exit below skips Python's own report
-            finally:
-                connections.close_all()
-                for stream in (sys.stdout, sys.stderr):
-                    stream.flush()
-                os._exit(code)  # no exit handlers: they belong to the parent (test runner, worker)
-        children.append(pid)
-    forked()
-    os.close(queue)
-    return [os.waitpid(pid, 0)[1] for pid in children]
+        stream.flush()  # or a process would print this one's pending output again
+    _EXECUTE = execute
+    lost, errors = [], []
+    try:
+        # fork, not spawn: the processes must inherit the games read here; a forking pool starts
+        # every process at the first submit, before its management thread exists
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(items)), mp_context=multiprocessing.get_context("fork"), initializer=_started,
+        ) as pool:
+            futures = {pool.submit(_execute, item): item for item in items}
+            forked()
+            _EXECUTE = None
+            for future in as_completed(futures):
+                error = future.exception()
+                if isinstance(error, BrokenProcessPool):
+                    lost.append(futures[future])
+                elif error is not None:
+                    errors.append(error)
+    finally:
+        _EXECUTE = None
+    if errors:
+        raise errors[0]
+    return [item for item in items if item in lost]
+
+
+def can_fork() -> bool:
+    """Whether this process may start a pool: it forks, and is not itself a pool's (daemon) process."""
+    return hasattr(os, "fork") and not multiprocessing.current_process().daemon
+
+
+_EXECUTE: Callable[[Any], object] | None = None  # the pool's work, inherited by its processes when forked
+
+
+def _started() -> None:
+    gc.freeze()  # the collector leaves the parent's objects alone: no scans, no copied pages
+    _DETACHED.extend(_detach_connections())
+
+
+def _execute(item) -> None:
+    assert _EXECUTE is not None, "a pool process is forked with its work set"
+    try:
+        _EXECUTE(item)
+    finally:
+        connections.close_all()  # a pool process ends with os._exit: no finaliser would close them
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
 
 
 _DETACHED: list = []  # in a forked process: the parent's connections, referenced until exit so never finalised

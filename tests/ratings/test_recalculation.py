@@ -466,6 +466,36 @@ def test_a_swap_builds_indexes_without_parallel_workers_only_while_other_runs_go
     assert fresh._others_running()
 
 
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_run_whose_earlier_attempt_lost_its_process_starts_again_on_fresh_tables():
+    from ratings import partitions
+
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
+    elo = RatingSystem.objects.get(slug="elo")
+    queued = services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)
+    RecalculationRun.objects.filter(pk=queued.pk).update(status=RunStatus.RUNNING)
+    partitions.FreshPartitions(elo.pk, queued.pk).create()  # what the lost attempt left
+    assert services.recalculation_execute(run_id=queued.pk, today=TODAY).status == RunStatus.SUCCEEDED
+    assert CurrentRating.objects.filter(system=elo).count() == 2
+
+
+def test_a_run_that_cannot_begin_is_recorded_as_failed(monkeypatch):
+    from ratings import partitions
+
+    def broken(self):
+        raise RuntimeError("no room for the fresh tables")
+
+    monkeypatch.setattr(partitions, "partitioned", lambda: True)
+    monkeypatch.setattr(partitions.FreshPartitions, "create", broken)
+    queued = services.recalculation_request(system=RatingSystem.objects.get(slug="elo"), trigger=Trigger.MANUAL, enqueue=False)
+    with pytest.raises(RuntimeError):
+        services.recalculation_execute(run_id=queued.pk, today=TODAY)
+    queued.refresh_from_db()
+    assert queued.status == RunStatus.FAILED and "no room for the fresh tables" in queued.error
+
+
 def test_a_knsb_imported_list_names_coaches_by_number_and_one_added_later_replays_from_the_start():
     coaches = CoachFactory.create_batch(2)
     knsb = RatingSystem.objects.get(slug="knsb")
@@ -497,6 +527,19 @@ def test_the_command_records_who_asked(capsys):
     with pytest.raises(CommandError, match="There is no account 'nobody'"):
         call_command("recalculate", system="elo", user="nobody")
     assert RecalculationRun.objects.count() == 1
+
+
+def test_the_command_can_hand_its_runs_to_the_workers_as_one_group(monkeypatch, capsys):
+    from ratings.services import requests
+
+    sent = []
+    monkeypatch.setattr(requests, "group", lambda tasks: type("Sent", (), {"apply_async": lambda self: sent.append(
+        [task.args[0] for task in tasks])})())
+    call_command("recalculate", "--enqueue", since=dt.date(2024, 1, 1))
+    runs = list(RecalculationRun.objects.order_by("pk"))
+    assert sent == [[run.pk for run in runs]] and len(runs) == RatingSystem.objects.filter(active=True).count()
+    assert {run.status for run in runs} == {RunStatus.QUEUED}  # the workers carry them out
+    assert f"elo: run {runs[0].pk} queued from 2024-01-01" in capsys.readouterr().out
 
 
 def test_a_run_logs_its_start_end_and_duration_and_a_failure(caplog, monkeypatch):

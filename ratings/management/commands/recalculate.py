@@ -21,10 +21,14 @@ class Command(BaseCommand):
         parser.add_argument("--user", help="the site account that asked (recorded on the runs; default: none)")
         parser.add_argument(
             "--jobs", type=int, default=2,
-            help="runs at once on PostgreSQL, each in a process of its own (default 2)",
+            help="runs at once on PostgreSQL, in a pool of processes forked from this one (default 2)",
+        )
+        parser.add_argument(
+            "--enqueue", action="store_true",
+            help="hand the runs to the Celery workers as one group instead of running them here, and return",
         )
 
-    def handle(self, *args, system=None, since=None, reason="", jobs=2, user=None, **options):
+    def handle(self, *args, system=None, since=None, reason="", jobs=2, user=None, enqueue=False, **options):
         asked_by = None
         if user:
             asked_by = get_user_model().objects.filter(username=user).first()
@@ -45,6 +49,11 @@ class Command(BaseCommand):
             )
             for rating_system in systems
         ]
+        if enqueue:
+            services.recalculation_enqueue(run_ids=[run.pk for run in runs])
+            for run in runs:
+                self.stdout.write(f"{run.system.slug}: run {run.pk} queued from {since or 'the first game'}")
+            return
         tqdm.monitor_interval = 0  # no monitor thread: runs go on in forked processes, which must not inherit its lock
         bars = {
             run.pk: tqdm(total=0, desc=run.system.slug, unit="month", position=index, leave=False,
