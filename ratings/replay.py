@@ -14,6 +14,7 @@ import datetime as dt
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,24 @@ class Board:
     the last full month.
     """
 
-    def __init__(self):
+    # the columns (_FLOATS, _INTS), set by name in __init__ and add
+    value: np.ndarray
+    mu: np.ndarray
+    phi: np.ndarray
+    sigma: np.ndarray
+    previous: np.ndarray
+    coach: np.ndarray
+    group: np.ndarray
+    variant_group: np.ndarray
+    nv: np.ndarray
+    effective_day: np.ndarray
+    effective_month: np.ndarray
+    wins: np.ndarray
+    draws: np.ndarray
+    losses: np.ndarray
+    last_played: np.ndarray
+
+    def __init__(self) -> None:
         self.keys: list[Key] = []
         self.index: dict[Key, int] = {}
         self._groups: dict = {}
@@ -354,7 +372,7 @@ def _entries(board, chosen, value, phi, active, rank, overall, previous, played,
 
 def _floats(array: np.ndarray) -> list:
     """Python floats, None for NaN."""
-    return np.where(np.isnan(array), None, array).tolist()
+    return np.where(np.isnan(array), np.array(None, dtype=object), array).tolist()
 
 
 def _ints(array: np.ndarray, none: int) -> list:
@@ -410,7 +428,7 @@ class Entries:
             "games": self.games, "rank": rank, "overall_rank": self.overall_rank, "change": self.value - self.previous,
             "games_counted": self.games_counted, "games_played": self.games_played,
         }
-        if self.wins is not None:
+        if self.wins is not None and self.then_rank is not None and self.then_value is not None:
             then_rank = np.where(rank > 0, self.then_rank, np.nan)
             with np.errstate(invalid="ignore"):
                 rank_change = np.where(np.isnan(then_rank), _NONE_CHANGE, then_rank - rank).astype(np.int64)
@@ -438,10 +456,11 @@ class Entries:
     def take(self, rows: np.ndarray) -> Entries:
         """The entries at `rows` (indices), in that order."""
         keys = self.keys
-        return Entries(keys=[keys[i] for i in rows.tolist()], groups=self.groups, **{
+        columns: dict[str, Any] = {
             f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[rows]
             for f in fields(self) if f.name not in ("keys", "groups")
-        })
+        }
+        return Entries(keys=[keys[i] for i in rows.tolist()], groups=self.groups, **columns)
 
     def __iter__(self) -> Iterator[ListEntry]:
         columns = self.columns()

@@ -45,6 +45,7 @@ def game_sides_for(game: Game) -> list[GameSide]:
         )
     ]
     if game.kind != GameKind.BYE:
+        assert game.away_coach_id is not None and game.away_race_id is not None, "a game that is not a bye has an away side"
         sides.append(
             GameSide(
                 side=Side.AWAY,
@@ -295,9 +296,9 @@ def _races_by_slug(slugs) -> dict:
     return races
 
 
-def _write_results(event: Event, games, played_at: dict) -> None:
+def _write_results(event: Event, entries, played_at: dict) -> None:
     """Replace an event's rounds and games by these (already checked) entries, sides included."""
-    games: list[GameEntry] = list(games)
+    games: list[GameEntry] = list(entries)
     coaches = _coaches_by_number(n for g in games for _, n, _ in g.coaches())
     races = _races_by_slug({r for g in games for _, _, r in g.coaches()})
     try:
@@ -305,9 +306,9 @@ def _write_results(event: Event, games, played_at: dict) -> None:
             event.games.all().delete()
             event.rounds.all().delete()
             rounds = {}
-            for game in sorted(games, key=lambda g: g.round):
-                if game.round not in rounds:
-                    rounds[game.round] = Round.objects.create(event=event, number=game.round, date=game.date, start_time=game.time)
+            for first in sorted(games, key=lambda g: g.round):
+                if first.round not in rounds:
+                    rounds[first.round] = Round.objects.create(event=event, number=first.round, date=first.date, start_time=first.time)
             sides = []
             for entry in games:
                 game = Game.objects.create(
@@ -415,7 +416,7 @@ def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
         raise ValidationError(_validation_messages(errors, "Line"))
     before = _event_counts(event)
     _write_results(event, games, played_at_times(games))
-    registered = {}
+    registered: dict[int, str] = {}
     for game in sorted(games, key=lambda g: g.line):
         for _, number, race in game.coaches():
             registered.setdefault(number, race)
@@ -451,7 +452,7 @@ def user_link_coach(*, user, coach: Coach | None, actor):
     if coach is not None:
         coach = Coach.objects.select_for_update().get(pk=coach.pk)
         if coach.user_id is not None and coach.user_id != user.pk:
-            raise ValidationError(f"{coach} is already linked to the account {coach.user.get_username()}.")
+            raise ValidationError(f"{coach} is already linked to the account {coach.user}.")
     if current is not None and (coach is None or current.pk != coach.pk):
         current.user = None
         current.save(update_fields=["user"])

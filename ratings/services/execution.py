@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable
 
 import lz4.frame
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from ratings import partitions, selectors
@@ -135,7 +135,8 @@ def recalculation_execute_many(
     cannot fork (a Celery worker's pool process, say).
     """
     runs = list(RecalculationRun.objects.filter(pk__in=run_ids).select_related("system"))
-    since = None if any(run.from_date is None for run in runs) else min((run.from_date for run in runs), default=None)
+    dates = [run.from_date for run in runs]
+    since = min((day for day in dates if day is not None), default=None) if None not in dates else None
     read: list[selectors.GameHistory] = []
     if len(runs) > 1:
         try:
@@ -184,7 +185,7 @@ def _maintain_after_run(*, full: bool, swapped: bool) -> None:
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return
     # `swapped`: the run analysed its fresh partitions before swapping them in
-    analyse = [RatingList] if swapped else [RatingList, *partitions.PARTITIONED]
+    analyse: list[type[models.Model]] = [RatingList] if swapped else [RatingList, *partitions.PARTITIONED]
     # TRUNCATE false: giving back the empty pages at a table's end needs its exclusive lock, which
     # another system's run holds up for the whole of it; VACUUM would wait five seconds, then give up.
     with connection.cursor() as cursor:

@@ -9,7 +9,7 @@ from itertools import repeat
 
 import lz4.frame
 import numpy as np
-from django.db import connection
+from django.db import connection, models
 
 from ratings.bulk import BulkWriter, bulk_insert, fetch_binary
 from ratings.models import (
@@ -86,12 +86,12 @@ def _replace_current(system: RatingSystem, entries: Entries | None, keys: _Keys,
         return bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries, keys)) if entries else 0
     packed, figures = _current_figures(entries, keys)
     snapshot = None if full or packed is None else _current_snapshot(system)
-    if snapshot is None:
+    if snapshot is None or packed is None or figures is None:
         written = _replace_current_by_rows(system, entries, keys)
     else:
         written = _replace_current_by_snapshot(system, entries, keys, packed, figures, *snapshot)
     CurrentSnapshot.objects.filter(system=system).delete()
-    if packed is not None:
+    if packed is not None and figures is not None:
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT coalesce(max(id), 0) FROM {CurrentRating._meta.db_table} WHERE system_id = %s", [system.pk])
             last_id = cursor.fetchone()[0]
@@ -156,13 +156,19 @@ def _replace_current_by_snapshot(
 
 def _replace_current_by_rows(system: RatingSystem, entries: Entries, keys: _Keys) -> int:
     table = CurrentRating._meta.db_table
-    columns = ", ".join(CurrentRating._meta.get_field(name).column for name in CURRENT_FIELDS)
+    columns = ", ".join(_column(CurrentRating, name) for name in CURRENT_FIELDS)
     old = {tuple(values): pk for pk, *values in fetch_binary(f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])}
     new = [values for values in current_rows(system.pk, entries, keys) if old.pop(values, None) is None]
     if old:  # what is left of the stored rows differs from every new one
         with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [list(old.values())])
     return bulk_insert(CurrentRating, CURRENT_FIELDS, new)
+
+
+def _column(model: type[models.Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field), f"{model.__name__}.{name} is a concrete field"
+    return field.column
 
 
 class _Keys:
@@ -196,7 +202,9 @@ def summary_values(sid: int, s, chunk_date: dt.date, keys: _Keys) -> tuple:
 def _key_arrays(entries: Entries, keys: _Keys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each entry's coach, race id (0: pooled) and variant id."""
     if not entries.groups:
-        return np.zeros((3, 0), dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    assert entries.coach is not None and entries.group is not None, "entries of a list carry their keys' columns"
     ids = np.zeros((max(entries.groups) + 1, 2), dtype=np.int64)
     for group, (variant, race) in entries.groups.items():
         ids[group] = keys.race[race] or 0, keys.variant[variant]

@@ -22,12 +22,12 @@ def _longest_first(runs: list[RecalculationRun]) -> list[int]:
     """Run ids, the longest expected first, so that the processes finish together instead of one
     going on alone with the last long run. Expected: the system's last run asked for the same
     date (from the start, for a full run), else its last run."""
-    expected = {}
+    expected: dict[int, float] = {}
     for run in runs:
         done = RecalculationRun.objects.filter(system=run.system_id, status=RunStatus.SUCCEEDED).exclude(duration=None)
         last = done.order_by("-finished_at").values_list("duration", flat=True)
         expected[run.pk] = last.filter(from_date=run.from_date).first() or last.first() or 0.0
-    return sorted(expected, key=expected.get, reverse=True)
+    return sorted(expected, key=expected.__getitem__, reverse=True)
 
 
 def in_processes(items: list, jobs: int, execute: Callable[[Any], object], *, forked: Callable[[], None]) -> list:
