@@ -9,7 +9,10 @@ class RatingsConfig(AppConfig):
     def ready(self):
         from django.db.models.signals import post_delete, post_save
 
-        from ratings import receivers
+        from ratings import (
+            receivers,
+            tasks,  # noqa: F401  registers the tasks, which the services enqueue by name
+        )
         from ratings.filters import forget_choices
         from tournaments import signals
         from tournaments.models import Coach, Race, Variant

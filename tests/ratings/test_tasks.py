@@ -1,4 +1,8 @@
 """The Celery tasks' own settings (the worker tests run them on the real broker)."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 from ratings import services
@@ -45,3 +49,13 @@ def test_without_a_broker_the_group_runs_in_process(django_capture_on_commit_cal
     with django_capture_on_commit_callbacks(execute=True):
         runs = services.recalculation_request_all(trigger=Trigger.MANUAL, reason="all of them")
     assert {RecalculationRun.objects.get(pk=run.pk).status for run in runs} == {RunStatus.SUCCEEDED}
+
+
+def test_the_task_is_registered_once_django_is_set_up_without_importing_the_tasks_module():
+    program = (
+        "import django; django.setup(); from ratingsite.celery import app; "
+        f"print({services.RECALCULATE_TASK!r} in app.tasks)"
+    )
+    found = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "ratingsite.settings.test"})
+    assert found.stdout.strip() == "True"

@@ -1,0 +1,45 @@
+"""Differences found while verifying a system: counted, and the first lines of each kind kept."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+
+class Differences:
+    """What a verification found: differences from a fresh recalculation (`replayed`) and stored
+    figures that disagree with their own rows or formula (`inconsistent`), with the first lines of each."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.replayed = 0
+        self.inconsistent = 0
+        self.first_replayed: list[str] = []
+        self.first_inconsistent: list[str] = []
+
+    @property
+    def count(self) -> int:
+        return self.replayed + self.inconsistent
+
+    @property
+    def first(self) -> list[str]:
+        return self.first_replayed + self.first_inconsistent
+
+    def _add(self, line: str) -> None:
+        """A difference from the fresh recalculation."""
+        self.replayed += 1
+        if len(self.first_replayed) < self.limit:
+            self.first_replayed.append(line)
+
+    def differences(self, count: int, lines: Callable[[int], Iterator[str]]) -> None:
+        """`count` differences from the fresh recalculation; `lines(n)` gives the first n described."""
+        self.replayed += count
+        self._describe(self.first_replayed, count, lines)
+
+    def inconsistency(self, count: int, lines: Callable[[int], Iterator[str]]) -> None:
+        """`count` stored figures disagreeing with their rows; `lines(n)` gives the first n described."""
+        self.inconsistent += count
+        self._describe(self.first_inconsistent, count, lines)
+
+    def _describe(self, first: list[str], count: int, lines: Callable[[int], Iterator[str]]) -> None:
+        room = self.limit - len(first)
+        if count and room > 0:
+            first.extend(lines(min(room, count)))

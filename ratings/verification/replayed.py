@@ -1,0 +1,199 @@
+"""Verification 1: a fresh replay in memory, and its comparison with every stored figure."""
+from __future__ import annotations
+
+import datetime as dt
+from functools import partial
+from operator import attrgetter
+
+import numpy as np
+
+from ratings.configuration import list_rules
+from ratings.engines.common import AWAY
+from ratings.replay import Ledger, replay
+from ratings.services.storage import _key_arrays, _Keys
+from ratings.verification.differences import Differences
+from ratings.verification.stored import Stored, _Names
+from ratings.verification.tables import (
+    _ORDINAL,
+    CURRENT_COLUMNS,
+    ENTRY_COLUMNS,
+    NO_DAY,
+    REPLAY_TOLERANCE,
+    ROW_COLUMNS,
+    SUMMARY_COLUMNS,
+    SUMMARY_COMPARED,
+    Codes,
+    Column,
+    Table,
+    _array,
+    _Cached,
+    _close,
+    _day,
+    _micro,
+    _packed,
+)
+
+_ROW_VALUES = attrgetter(
+    "game_id", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period", "w", "counted",
+    "reason", "r0", "rc", "we", "k", "rt", "wx", "list_date", "depot_date", "opponent_phi", "g",
+)
+_SUMMARY_VALUES = attrgetter(*[c.name for c in SUMMARY_COLUMNS if c.name != "chunk"])
+_ENTRY_FIGURES = [c.name for c in ENTRY_COLUMNS[4:]]
+_CURRENT_FIGURES = [c.name for c in CURRENT_COLUMNS[3:]]
+
+
+class _Replayed:
+    """What a fresh replay gives, as the stored columns."""
+
+    def __init__(self, keys: _Keys, codes: dict[str, Codes]):
+        self.keys = keys
+        self.codes = codes
+        self.race = _Cached(lambda slug: keys.race[slug] or 0)
+        self.variant = keys.variant
+        self.cache: dict = {}
+        self.rows: list[Table] = []
+        self.summaries: dict = {}
+        self.entries: list[Table] = []
+        self.current = Table()
+        self.lists: dict[dt.date, tuple[int, int, int]] = {}
+
+    def add(self, chunk) -> None:
+        if chunk.rows:
+            self.rows.append(self._rows(chunk.rows, chunk.start))
+        # an event still open at a chunk's end is summarised again, cumulatively, by the next chunk
+        for s in chunk.summaries:
+            self.summaries[(s.period, s.coach, s.race, s.variant)] = (chunk.start, s)
+        coach, race, variant = _key_arrays(chunk.entries, self.keys)
+        arrays = chunk.entries.arrays()
+        if chunk.is_list:
+            self.lists[chunk.end] = (chunk.rated, chunk.ranked, chunk.starters)
+            table = Table(rating_list=np.full(len(coach), _day(chunk.end), dtype=np.int64), coach=coach, race=race,
+                          variant=variant)
+            table.update({name: arrays[name] for name in _ENTRY_FIGURES})
+            self.entries.append(table)
+        else:
+            table = Table(coach=coach, race=race, variant=variant)
+            table.update({name: arrays[name] for name in _CURRENT_FIGURES})
+            last = table["last_played"]
+            table["last_played"] = np.where(last < 0, NO_DAY, last - _ORDINAL)
+            self.current = table
+
+    def _rows(self, rows: list, chunk_start: dt.date) -> Table:
+        n = len(rows)
+        values = list(zip(*map(_ROW_VALUES, rows)))
+        (game, side, coach, race, variant, opponent, opponent_race, played_at, period, w, counted, reason, r0, rc, we,
+         k, rt, wx, list_date, depot_date, opponent_phi, g) = values
+        days = self.cache.setdefault("d", _Cached(_day))
+        micros = self.cache.setdefault("t", _Cached(_micro))
+        period_code = self.codes["period"].code
+        reason_index = self.codes["reason"].index
+        floats = partial(np.array, dtype=float)
+        return Table(
+            game=np.fromiter(game, np.int64, n),
+            side=np.fromiter(map(AWAY.__eq__, side), np.int64, n),
+            coach=np.fromiter(coach, np.int64, n),
+            race=np.fromiter(map(self.race.__getitem__, race), np.int64, n),
+            variant=np.fromiter(map(self.variant.__getitem__, variant), np.int64, n),
+            opponent=np.fromiter((0 if o is None else o for o in opponent), np.int64, n),
+            opponent_race=np.fromiter(map(self.race.__getitem__, opponent_race), np.int64, n),
+            played_at=np.fromiter(map(micros.__getitem__, played_at), np.int64, n),
+            period=np.fromiter(map(period_code, period), np.int64, n),
+            chunk=np.full(n, _day(chunk_start), dtype=np.int64),
+            w=floats(w), counted=np.fromiter(counted, bool, n),
+            reason=np.fromiter((reason_index.get(r or "", -1) for r in reason), np.int64, n),
+            r0=floats(r0), rc=floats(rc), we=floats(we), k=floats(k), rt=floats(rt), wx=floats(wx),
+            list_date=np.fromiter(map(days.__getitem__, list_date), np.int64, n),
+            depot_date=np.fromiter(map(days.__getitem__, depot_date), np.int64, n),
+            opponent_phi=floats(opponent_phi), g=floats(g),
+        )
+
+    def summary_table(self) -> Table:
+        if not self.summaries:
+            return Table.concatenate([], SUMMARY_COLUMNS)
+        chunks, summaries = zip(*self.summaries.values())
+        for period, *_ in self.summaries:
+            self.codes["period"].code(period)
+        values = dict(zip([c.name for c in SUMMARY_COLUMNS if c.name != "chunk"], zip(*map(_SUMMARY_VALUES, summaries))))
+        values["race"] = [self.race[r] for r in values["race"]]
+        values["variant"] = [self.variant[v] for v in values["variant"]]
+        values["chunk"] = chunks
+        return Table({c.name: _array(list(values[c.name]), c, self.codes, self.cache) for c in SUMMARY_COLUMNS})
+
+
+def _replay(system, module, config, games, today: dt.date, lists: dict, keys: _Keys, codes: dict) -> _Replayed:
+    out = _Replayed(keys, codes)
+    for chunk in replay(
+        module, config, games, Ledger(), start=None, until=today, rules=list_rules(system, config),
+        per_race=system.per_race, complete=lambda day: day not in lists or lists[day].complete,
+    ):
+        out.add(chunk)
+    return out
+
+
+
+
+def _compare(diffs: Differences, what: str, key_columns: list[str], columns: list[Column], expected: Table,
+             stored: Table, names: _Names) -> None:
+    """Every row of `stored` against the row of `expected` with the same key."""
+    index = {c.name: c for c in columns}
+    key_of = [index[name] for name in key_columns]
+
+    def describe(table: Table, i) -> str:
+        return repr(tuple(names.value(c, table[c.name][i]) for c in key_of))
+
+    want, have = _packed([[expected[n] for n in key_columns], [stored[n] for n in key_columns]])
+    want_order, have_order = np.argsort(want, kind="stable"), np.argsort(have, kind="stable")
+    want_sorted, have_sorted = want[want_order], have[have_order]
+    if len(have):
+        at = np.minimum(np.searchsorted(have_sorted, want_sorted), len(have) - 1)
+        found = have_sorted[at] == want_sorted
+    else:
+        at, found = np.zeros(len(want), dtype=np.int64), np.zeros(len(want), dtype=bool)
+    e, s = want_order[found], have_order[at[found]]
+    matched = np.zeros(len(have), dtype=bool)
+    matched[s] = True
+    twice = have_order[np.flatnonzero(have_sorted[1:] == have_sorted[:-1]) + 1]
+    matched[twice] = False
+    missing, extra = want_order[~found], np.flatnonzero(~matched)
+    diffs.differences(len(missing), lambda n: (f"{what} {describe(expected, i)}: missing from the store" for i in missing[:n]))
+    extra_twice = np.isin(extra, twice)
+    diffs.differences(len(extra), lambda n: (
+        f"{what} {describe(stored, i)}: {'stored more than once' if again else 'stored but not recomputed'}"
+        for i, again in zip(extra[:n], extra_twice[:n])))
+    reported = np.zeros(len(e), dtype=bool)
+    lines: list[tuple[int, str]] = []
+    for c in columns:
+        if c.name in key_columns:
+            continue
+        a, b = expected[c.name][e], stored[c.name][s]
+        same = _close(a, b, REPLAY_TOLERANCE) if c.kind == "f" else a == b
+        bad = np.flatnonzero(~same & ~reported)
+        reported[bad] = True
+        for i in bad[:diffs.limit]:
+            lines.append((int(i), f"{what} {describe(stored, s[i])}: {c.name} recomputed "
+                                  f"{names.value(c, a[i])!r}, stored {names.value(c, b[i])!r}"))
+    lines.sort()
+    diffs.differences(int(reported.sum()), lambda n: (line for _, line in lines[:n]))
+
+
+def compare_with_replay(diffs: Differences, replayed: _Replayed, stored: Stored, today: dt.date, names: _Names) -> None:
+    _compare(diffs, "calculation row", ["game", "side", "period"], ROW_COLUMNS,
+             Table.concatenate(replayed.rows, ROW_COLUMNS), stored.rows, names)
+    _compare(diffs, "summary", ["period", "coach", "race", "variant"], SUMMARY_COMPARED, replayed.summary_table(),
+             stored.summaries, names)
+    for day, counts in replayed.lists.items():
+        rating_list = stored.lists.get(day)
+        if rating_list is None:
+            diffs._add(f"rating list of {day}: missing from the store")
+        elif counts != (rating_list.rated, rating_list.ranked, rating_list.starters):
+            diffs._add(f"rating list of {day}: counts recomputed {counts}, stored "
+                       f"{(rating_list.rated, rating_list.ranked, rating_list.starters)}")
+    list_column = Column("rating_list", "d")
+    _compare(diffs, "list entry", ["rating_list", "coach", "race", "variant"], [list_column, *ENTRY_COLUMNS[1:]],
+             Table.concatenate(replayed.entries, ENTRY_COLUMNS), stored.entries, names)
+    expected_current = replayed.current if len(replayed.current) else Table.concatenate([], CURRENT_COLUMNS)
+    _compare(diffs, "current rating", ["coach", "race", "variant"], CURRENT_COLUMNS, expected_current, stored.current,
+             names)
+    later = [day for day in stored.lists if day > today]
+    if later:
+        diffs._add(f"{len(later)} stored list(s) dated after {today}")
