@@ -124,11 +124,6 @@ def race_lookup(races: Iterable[RaceRef]) -> dict[str, RaceRef]:
     return lookup
 
 
-def results_csv_template() -> str:
-    """The header line of an upload."""
-    return ",".join(COLUMN_NAMES) + "\r\n"
-
-
 def read_results(data: bytes, *, races: Mapping[str, RaceRef]) -> Upload:
     """Parse an upload and check every cell on its own; rules across rows are check_results'."""
     upload = Upload()

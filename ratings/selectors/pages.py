@@ -292,33 +292,10 @@ def breakdown(
     `period` None picks the latest period. A label the key never had gives `period` None.
     """
     key = {"system": system, "coach": coach, "race": race, "variant": variant}
-    summaries = PeriodSummary.objects.filter(**key).order_by("-effective", "-id")
-    by_label: dict[str, Period] = {}
-    # every period's label and date (a busy key has hundreds); the full new-rating block only for
-    # the periods the page shows, below
-    for label, effective in summaries.values_list("period", "effective"):
-        by_label.setdefault(label, Period(
-            label=label, title=label, date=effective, has_summary=True, event_id=_event_id(label),
-        ))
-    # a period none of whose games counted has no summary: found through the small index of uncounted rows
-    uncounted = CalculationRow.objects.filter(**key, counted=False).values("period").annotate(last=Max("played_at")).order_by()
-    for item in uncounted:
-        if item["period"] not in by_label:
-            by_label[item["period"]] = Period(
-                label=item["period"], title=item["period"], date=_day(item["last"]), event_id=_event_id(item["period"]),
-            )
-    event_names = _event_names({p.event_id for p in by_label.values() if p.event_id is not None})
-    for entry in by_label.values():
-        entry.title = period_title(system, entry.label, event_names)
-    periods = sorted(by_label.values(), key=lambda p: (p.date, p.label), reverse=True)
+    periods, by_label = _key_periods(system, key)
     chosen = periods[0] if periods and period is None else by_label.get(period) if period else None
     recent = [p for p in periods if p.has_summary][:4]
-    shown = {p.label: p for p in [*recent, chosen] if p is not None and p.has_summary}
-    if shown:
-        for values in summaries.filter(period__in=list(shown)).values(*SUMMARY_FIELDS):
-            entry = shown[values["period"]]
-            if entry.summary is None:  # the latest summary of the label (the order above)
-                entry.summary = SimpleNamespace(**values)
+    _add_summaries(key, [*recent, chosen])
     result = Breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, periods=periods, period=chosen,
         recent=recent,
@@ -332,8 +309,57 @@ def breakdown(
     rows = list(rows.order_by("played_at", "game_id"))
     if rows:
         chosen.first, chosen.last = _day(rows[0].played_at), _day(rows[-1].played_at)
+    result.rows, result.footnotes = _breakdown_rows(system, rows)
+    changed = [item for item in result.rows if item.rating_after is not None]
+    if changed:  # NAF Elo: the event's own change, and other events' games amid its own
+        chosen.change = sum(item.rating_after - item.row.r0 for item in changed)
+        first, last = changed[0].row, changed[-1].row
+        span = [(first.played_at, first.game_id), (last.played_at, last.game_id)]
+        between = _elo_games_between(system, {(coach.pk, race and race.pk, variant.pk): span}, exclude=chosen.label)
+        chosen.between = between.get(coach.pk, [])
+    if knsb:
+        result.blocks = _event_blocks(result.rows)
+        result.extra_remise = _extra_remise(chosen.summary, result.rows)
+    return result
+
+
+def _key_periods(system: RatingSystem, key: dict) -> tuple[list[Period], dict[str, Period]]:
+    """Every period of a key, newest first, and by label: those with a summary, and those none of
+    whose games counted (found through the small index of uncounted rows). A busy key has hundreds."""
+    by_label: dict[str, Period] = {}
+    summaries = PeriodSummary.objects.filter(**key).order_by("-effective", "-id")
+    for label, effective in summaries.values_list("period", "effective"):
+        by_label.setdefault(label, Period(label=label, title=label, date=effective, has_summary=True, event_id=_event_id(label)))
+    uncounted = CalculationRow.objects.filter(**key, counted=False).values("period").annotate(last=Max("played_at")).order_by()
+    for item in uncounted:
+        if item["period"] not in by_label:
+            by_label[item["period"]] = Period(
+                label=item["period"], title=item["period"], date=_day(item["last"]), event_id=_event_id(item["period"]),
+            )
+    event_names = _event_names({p.event_id for p in by_label.values() if p.event_id is not None})
+    for entry in by_label.values():
+        entry.title = period_title(system, entry.label, event_names)
+    return sorted(by_label.values(), key=lambda p: (p.date, p.label), reverse=True), by_label
+
+
+def _add_summaries(key: dict, periods: list[Period | None]) -> None:
+    """The full new-rating block of the periods the page shows (the latest summary of each label)."""
+    shown = {p.label: p for p in periods if p is not None and p.has_summary}
+    if not shown:
+        return
+    summaries = PeriodSummary.objects.filter(**key, period__in=list(shown)).order_by("-effective", "-id")
+    for values in summaries.values(*SUMMARY_FIELDS):
+        entry = shown[values["period"]]
+        if entry.summary is None:
+            entry.summary = SimpleNamespace(**values)
+
+
+def _breakdown_rows(system: RatingSystem, rows: list[CalculationRow]) -> tuple[list[BreakdownRow], list[tuple[int, str]]]:
+    """The rows as the page shows them (kind, W − We, the Elo CR after the game, footnote number),
+    and the footnotes: one number per reason a game did not count, in order of first use."""
     elo = system.method == Method.NAF_ELO
     notes: dict[str, int] = {}
+    items = []
     for row in rows:
         item = BreakdownRow(row=row)
         if elo and row.counted and row.rt is not None:
@@ -346,20 +372,9 @@ def breakdown(
             item.kind = "excluded"
         if row.reason:
             item.footnote = notes.setdefault(row.reason, len(notes) + 1)
-        result.rows.append(item)
+        items.append(item)
     texts = GLOBAL_REASON_TEXT if system.method == Method.GLICKO and not system.per_race else REASON_TEXT
-    result.footnotes = [(number, texts.get(reason, reason)) for reason, number in notes.items()]
-    changed = [item for item in result.rows if item.rating_after is not None]
-    if changed:  # NAF Elo: the event's own change, and other events' games amid its own
-        chosen.change = sum(item.rating_after - item.row.r0 for item in changed)
-        first, last = changed[0].row, changed[-1].row
-        span = [(first.played_at, first.game_id), (last.played_at, last.game_id)]
-        between = _elo_games_between(system, {(coach.pk, race and race.pk, variant.pk): span}, exclude=chosen.label)
-        chosen.between = between.get(coach.pk, [])
-    if knsb:
-        result.blocks = _event_blocks(result.rows)
-        result.extra_remise = _extra_remise(chosen.summary, result.rows)
-    return result
+    return items, [(number, texts.get(reason, reason)) for reason, number in notes.items()]
 
 
 @dataclass
@@ -490,6 +505,30 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
     coach's first and last game here (NAF Elo), `between` names them with their change, so that
     the rating before + this change + theirs = the rating after.
     """
+    standings = _event_records(event)
+    spans = _add_rating_figures(standings, event, system)
+    if system.method == Method.NAF_ELO:
+        label = f"{EVENT_PREFIX}{event.pk}"
+        after = PeriodSummary.objects.filter(system=system, period=label, rl__isnull=False)
+        for coach_id, rn in after.values_list("coach_id", "rn"):
+            if coach_id in standings:
+                standings[coach_id].rating_after = rn
+        for coach_id, between in _elo_games_between(system, spans, exclude=label).items():
+            standings[coach_id].between = between
+    ordered = sorted(
+        standings.values(),
+        key=lambda s: (-s.points, -(s.td_for - s.td_against), -(s.cas_for - s.cas_against), s.coach.name),
+    )
+    for position, standing in enumerate(ordered, start=1):
+        standing.position = position
+    return ordered
+
+
+_RECORD_SUMS = ("games", "wins", "draws", "losses", "td_for", "td_against", "cas_for", "cas_against")
+
+
+def _event_records(event: Event) -> dict[int, Standing]:
+    """coach id -> the coach's record at the event (every race he played there, in one standing)."""
     sides = (
         GameSide.objects.filter(event=event)
         .values("coach_id", "race__name", "race__slug")
@@ -513,22 +552,22 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
             )
         else:
             standing.race = f"{standing.race}, {s['race__name']}"
-        standing.games += s["games"]
-        standing.wins += s["wins"]
-        standing.draws += s["draws"]
-        standing.losses += s["losses"]
+        for name in _RECORD_SUMS:
+            setattr(standing, name, getattr(standing, name) + (s[name] or 0))
         standing.points += float(s["points"] or 0)
-        standing.td_for += s["td_for"] or 0
-        standing.td_against += s["td_against"] or 0
-        standing.cas_for += s["cas_for"] or 0
-        standing.cas_against += s["cas_against"] or 0
+    return standings
+
+
+def _add_rating_figures(standings: dict[int, Standing], event: Event, system: RatingSystem) -> dict[tuple, list]:
+    """Add each coach's Wt, Σ(W − We) and change from his counted rows of the event's games.
+    Returns, for NAF Elo, each key's first and last (played_at, game_id) there."""
     rows = (
         CalculationRow.objects.filter(system=system, game__event=event, counted=True)
         .values_list("coach_id", "race_id", "variant_id", "played_at", "game_id", "w", "we", "rt", "r0")
         .order_by("played_at", "game_id")
     )
     elo = system.method == Method.NAF_ELO
-    spans: dict[tuple, list] = {}  # Elo: key -> [first, last] (played_at, game_id) of its games here
+    spans: dict[tuple, list] = {}
     for coach_id, race_id, variant_id, played_at, game_id, w, we, rt, r0 in rows:
         standing = standings.get(coach_id)
         if standing is None:
@@ -545,20 +584,7 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
         if elo:
             span = spans.setdefault((coach_id, race_id, variant_id), [(played_at, game_id), None])
             span[1] = (played_at, game_id)
-    if elo:
-        after = PeriodSummary.objects.filter(system=system, period=f"{EVENT_PREFIX}{event.pk}", rl__isnull=False)
-        for coach_id, rn in after.values_list("coach_id", "rn"):
-            if coach_id in standings:
-                standings[coach_id].rating_after = rn
-        for coach_id, between in _elo_games_between(system, spans, exclude=f"{EVENT_PREFIX}{event.pk}").items():
-            standings[coach_id].between = between
-    ordered = sorted(
-        standings.values(),
-        key=lambda s: (-s.points, -(s.td_for - s.td_against), -(s.cas_for - s.cas_against), s.coach.name),
-    )
-    for position, standing in enumerate(ordered, start=1):
-        standing.position = position
-    return ordered
+    return spans
 
 
 @dataclass
