@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 MAX_UPLOAD_BYTES = 1024 * 1024
@@ -127,63 +127,77 @@ def race_lookup(races: Iterable[RaceRef]) -> dict[str, RaceRef]:
 def read_results(data: bytes, *, races: Mapping[str, RaceRef]) -> Upload:
     """Parse an upload and check every cell on its own; rules across rows are check_results'."""
     upload = Upload()
-    errors = upload.errors
-    if b"\x00" in data:
-        errors.append(RowError(0, "", "This is not a text file: save the results as CSV (comma-separated values)."))
-        return upload
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        errors.append(RowError(0, "", "The file is not UTF-8 text: save it as CSV UTF-8."))
+    text = _upload_text(data, upload.errors)
+    if text is None:
         return upload
     first_line = text.split("\n", 1)[0]
     delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = next(reader, None)
-    except csv.Error as exc:
-        errors.append(RowError(1, "", f"The header line cannot be read: {exc}."))
+    columns = _upload_columns(reader, upload.errors)
+    if columns is None:
         return upload
-    if not header or not any(cell.strip() for cell in header):
-        errors.append(RowError(1, "", "The file is empty: the first line must name the columns."))
-        return upload
-    columns = [cell.strip().lower() for cell in header]
-    unknown = [name for name in columns if name not in COLUMN_NAMES]
-    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
-    repeated = sorted({name for name in columns if columns.count(name) > 1})
-    for name in unknown:
-        errors.append(RowError(1, name, f"Unknown column '{name}'. The columns are: {', '.join(COLUMN_NAMES)}."))
-    for name in missing:
-        errors.append(RowError(1, name, f"The required column '{name}' is missing."))
-    for name in repeated:
-        errors.append(RowError(1, name, f"The column '{name}' appears more than once."))
-    if errors:
-        return upload
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            errors.append(RowError(reader.line_num, "", f"This line cannot be read as CSV: {exc}."))
-            break
-        if not any(cell.strip() for cell in cells):
-            continue
-        line = reader.line_num
+    for line, cells in _upload_lines(reader, upload.errors):
         if len(cells) > len(columns):
-            errors.append(RowError(line, "", f"This line has {len(cells)} values but the header names {len(columns)} columns."))
+            upload.errors.append(RowError(line, "", f"This line has {len(cells)} values but the header names {len(columns)} columns."))
             continue
-        row = dict(zip(columns, (cell.strip() for cell in cells)))
-        entry = _read_row(line, row, races, errors)
+        entry = _read_row(line, dict(zip(columns, (cell.strip() for cell in cells))), races, upload.errors)
         if entry is not None:
             upload.games.append(entry)
             for side in SIDES:
                 number, name = getattr(entry, f"{side}_coach"), getattr(entry, f"{side}_name")
                 if number is not None and name and number not in upload.unknown_coaches:
                     upload.unknown_coaches[number] = name
-    if not upload.games and not errors:
-        errors.append(RowError(0, "", "The file has a header but no games."))
+    if not upload.games and not upload.errors:
+        upload.errors.append(RowError(0, "", "The file has a header but no games."))
     return upload
+
+
+def _upload_text(data: bytes, errors: list[RowError]) -> str | None:
+    """The upload as text (a spreadsheet's BOM dropped), or None with the reason noted."""
+    if b"\x00" in data:
+        errors.append(RowError(0, "", "This is not a text file: save the results as CSV (comma-separated values)."))
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        errors.append(RowError(0, "", "The file is not UTF-8 text: save it as CSV UTF-8."))
+        return None
+
+
+def _upload_columns(reader, errors: list[RowError]) -> list[str] | None:
+    """The header's column names, lower case, or None with every problem of the header noted."""
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        errors.append(RowError(1, "", f"The header line cannot be read: {exc}."))
+        return None
+    if not header or not any(cell.strip() for cell in header):
+        errors.append(RowError(1, "", "The file is empty: the first line must name the columns."))
+        return None
+    columns = [cell.strip().lower() for cell in header]
+    problems = [
+        *(RowError(1, name, f"Unknown column '{name}'. The columns are: {', '.join(COLUMN_NAMES)}.")
+          for name in columns if name not in COLUMN_NAMES),
+        *(RowError(1, name, f"The required column '{name}' is missing.") for name in REQUIRED_COLUMNS if name not in columns),
+        *(RowError(1, name, f"The column '{name}' appears more than once.")
+          for name in sorted({name for name in columns if columns.count(name) > 1})),
+    ]
+    errors.extend(problems)
+    return None if problems else columns
+
+
+def _upload_lines(reader, errors: list[RowError]) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of each line that is not blank; a line that is not CSV ends the reading, noted."""
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            errors.append(RowError(reader.line_num, "", f"This line cannot be read as CSV: {exc}."))
+            return
+        if any(cell.strip() for cell in cells):
+            yield reader.line_num, cells
 
 
 class _Cells:
