@@ -250,7 +250,29 @@ class EventEntry:
             RoundEntry(line=i, number=f.cleaned_data["number"], date=f.cleaned_data["date"], time=f.cleaned_data["time"])
             for i, f in _kept(self.rounds)
         ]
-        by_number = {r.number: r for r in rounds}
+        games, problems = self._game_entries({r.number: r for r in rounds}, registered)
+        awards = [
+            AwardEntry(line=i, category=f.cleaned_data["category"].strip(), coach=f.cleaned_data["coach"],
+                       race=f.cleaned_data["race"].slug if f.cleaned_data["race"] else None)
+            for i, f in _kept(self.awards)
+        ]
+        numbers = {p.coach for p in participants} | {a.coach for a in awards} | {n for g in games for _, n, _ in g.coaches()}
+        known = set(Coach.objects.filter(number__in=numbers).values_list("number", flat=True))
+        self.unknown_numbers = sorted(numbers - known)
+        names = dict(Race.objects.values_list("slug", "name"))
+        participant_errors, race_errors = check_participants(participants, games, known_coaches=known, race_names=names)
+        _attach(self.participants, participant_errors)
+        _attach(self.rounds, check_rounds(rounds, start=start, end=end))
+        _attach(self.games, check_results(games, start=start, end=end, known_coaches=known, race_names=names) + race_errors)
+        _attach(self.awards, check_awards(awards, known_coaches=known))
+        self._entries = {"participants": participants, "rounds": rounds, "games": games, "awards": awards}
+        return not problems and not any(
+            form.errors for fs in self.formsets for form in fs.forms
+        ) and not self.form.errors
+
+    def _game_entries(self, by_number: dict, registered: dict) -> tuple[list[GameEntry], bool]:
+        """The games as entries, and whether some could not be read (an unknown round, a race that
+        is neither chosen nor registered; each noted on its form)."""
         games, problems = [], False
         for i, form in _kept(self.games):
             data = form.cleaned_data
@@ -281,24 +303,7 @@ class EventEntry:
                 home_td=data["home_td"], away_td=data["away_td"], home_cas=data.get("home_cas") or 0,
                 away_cas=data.get("away_cas") or 0, conceded=data["conceded"] or None, kind=data["kind"],
             ))
-        awards = [
-            AwardEntry(line=i, category=f.cleaned_data["category"].strip(), coach=f.cleaned_data["coach"],
-                       race=f.cleaned_data["race"].slug if f.cleaned_data["race"] else None)
-            for i, f in _kept(self.awards)
-        ]
-        numbers = {p.coach for p in participants} | {a.coach for a in awards} | {n for g in games for _, n, _ in g.coaches()}
-        known = set(Coach.objects.filter(number__in=numbers).values_list("number", flat=True))
-        self.unknown_numbers = sorted(numbers - known)
-        names = dict(Race.objects.values_list("slug", "name"))
-        participant_errors, race_errors = check_participants(participants, games, known_coaches=known, race_names=names)
-        _attach(self.participants, participant_errors)
-        _attach(self.rounds, check_rounds(rounds, start=start, end=end))
-        _attach(self.games, check_results(games, start=start, end=end, known_coaches=known, race_names=names) + race_errors)
-        _attach(self.awards, check_awards(awards, known_coaches=known))
-        self._entries = {"participants": participants, "rounds": rounds, "games": games, "awards": awards}
-        return not problems and not any(
-            form.errors for fs in self.formsets for form in fs.forms
-        ) and not self.form.errors
+        return games, problems
 
     def entries(self) -> dict:
         """What event_update takes, once is_valid() said yes."""
