@@ -15,7 +15,6 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django_countries import countries
 from django_tables2 import RequestConfig
-from django_tables2.export import TableExport
 
 from ratings import charts, selectors
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
@@ -34,6 +33,7 @@ from ratings.tables import (
     RatingListTable,
     breakdown_url,
 )
+from ratingsite.csv_export import csv_download
 from ratingsite.formatting import rating_places
 from tournaments.models import Coach, Event, EventStatus, Variant
 
@@ -100,11 +100,12 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     )
     export = request.GET.get("_export")
     if export:
-        if export not in EXPORT_FORMATS or not TableExport.is_valid_format(export):
+        if export not in EXPORT_FORMATS:
             return HttpResponseBadRequest("Only ?_export=csv is offered.", content_type="text/plain")
         RequestConfig(request, paginate=False).configure(table)
         stamp = f"{month[0]:04d}-{month[1]:02d}" if month else timezone.now().date().isoformat()
-        return TableExport(export, table).response(filename=f"{system.slug}-ranking-{stamp}.{export}")
+        values = table.as_values()
+        return csv_download(next(values), values, filename=f"{system.slug}-ranking-{stamp}")
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
     return render(request, "ratings/ranking.html", {
         "system": system,

@@ -1,30 +1,35 @@
 """CSV export of a statistics table: the same columns and cell values as the page, every filtered row."""
-import csv
 from itertools import count
 
 from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
-from django.utils.encoding import force_str
+
+from ratingsite.csv_export import csv_download
+
+from .tables import GamesTable, HeadToHeadTable
 
 EXPORT_MAX_ROWS = 100_000  # the games explorer's longest export; narrower filters give the rest
 CHUNK = 2_000
 
-
-class _Echo:
-    """A file-like object whose write hands the line back, so csv.writer can feed a streaming response."""
-
-    def write(self, value):
-        return value
+# Published headers that name a column for the coach and again for the opponent: kept, since their readers go by position.
+REPEATED_HEADERS = {GamesTable: ("Number", "Race"), HeadToHeadTable: ("Number",)}
 
 
-def table_rows(table):
-    """The header and then every row of the table (not only the current page), as the cells' values."""
-    columns = [column for column in table.columns.iterall() if not column.column.exclude_from_export]
-    yield [force_str(column.header, strings_only=True) for column in columns]
+def _exported_columns(table):
+    return [column for column in table.columns.iterall() if not column.column.exclude_from_export]
+
+
+def table_header(table) -> list[str]:
+    """The table's column headers, in its column order."""
+    return [str(column.header) for column in _exported_columns(table)]
+
+
+def table_body(table):
+    """Every row of the table (not only the current page), as the cells' values."""
     table._counter = count()
     for chunk in _chunks(table.data.data):
         for record in table.prepare(chunk):
-            yield [force_str(value, strings_only=True) for value in table.text_cells(record)]
+            yield table.text_cells(record)
 
 
 def _chunks(data):
@@ -40,12 +45,12 @@ def _chunks(data):
 
 
 def csv_response(table, filename: str) -> StreamingHttpResponse:
-    return rows_csv_response(table_rows(table), filename)
+    """The table streamed as the download `<filename>.csv`."""
+    repeats = next((names for kind, names in REPEATED_HEADERS.items() if isinstance(table, kind)), ())
+    return csv_download(table_header(table), table_body(table), filename=filename, repeats=repeats)
 
 
 def rows_csv_response(rows, filename: str) -> StreamingHttpResponse:
-    """Rows (the header first) streamed as a CSV download."""
-    writer = csv.writer(_Echo())
-    response = StreamingHttpResponse((writer.writerow(row) for row in rows), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
-    return response
+    """Rows (the header first) streamed as the download `<filename>.csv`."""
+    rows = iter(rows)
+    return csv_download(next(rows), rows, filename=filename)

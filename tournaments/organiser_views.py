@@ -3,20 +3,18 @@
 Each view checks the role on the server and finds the event among the ones the user may open
 (his own; staff: any), so another organiser's event is a 404. Writes go through the services.
 """
-import csv
 import hashlib
-import io
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from audit.models import AuditRecord
+from ratingsite.csv_export import csv_download, spreadsheet_text
 
 from . import services
 from .forms import CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm
@@ -215,32 +213,20 @@ def _create_coaches(request) -> int:
     return created
 
 
-def _csv_cell(value) -> str:
-    """A cell a spreadsheet will not run as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 @permission_required(ENTER_EVENTS)
 def event_upload_template(request, pk: int):
     """The upload's header, followed by the games already entered (so a download can be edited and sent back)."""
     event = _event(request, pk)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(COLUMN_NAMES)
     games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
-    for game in games:
-        writer.writerow([_csv_cell(value) for value in (
-            game.round.number, game.round.date.isoformat(),
-            game.round.start_time.strftime("%H:%M") if game.round.start_time else "",
-            game.home_coach.number, game.home_coach.name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
-            game.away_coach.number if game.away_coach_id else "", game.away_coach.name if game.away_coach_id else "",
-            game.away_race.name if game.away_race_id else "", game.home_casualties, game.away_casualties,
-            game.conceded_by or "", game.kind,
-        )])
-    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="results-event-{event.pk}.csv"'
-    return response
+    rows = ([spreadsheet_text(value) for value in (
+        game.round.number, game.round.date.isoformat(),
+        game.round.start_time.strftime("%H:%M") if game.round.start_time else "",
+        game.home_coach.number, game.home_coach.name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
+        game.away_coach.number if game.away_coach_id else "", game.away_coach.name if game.away_coach_id else "",
+        game.away_race.name if game.away_race_id else "", game.home_casualties, game.away_casualties,
+        game.conceded_by or "", game.kind,
+    )] for game in games)
+    return csv_download(COLUMN_NAMES, rows, filename=f"results-event-{event.pk}")
 
 
 @permission_required(ENTER_EVENTS)

@@ -65,7 +65,9 @@ def test_export_the_filtered_ranking_as_csv(page, league):
     with page.expect_download() as download:
         page.get_by_role("link", name="Download this list as CSV").click()
     with open(download.value.path(), encoding="utf-8") as handle:
-        header, *rows = list(csv.reader(io.StringIO(handle.read())))
+        text = handle.read()
+    assert text.startswith("\ufeff")  # so that spreadsheets read it as UTF-8
+    header, *rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
     assert header[:3] == ["Overall", "Rank", "Coach"]
     assert [row[2] for row in rows] == ["Anna Jansen", "Cees de Vries", "Eva Bakker"]
 

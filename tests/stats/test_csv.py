@@ -1,4 +1,5 @@
 """Every table downloads as CSV, with the same rows and cells as the page shows."""
+import codecs
 import csv
 import html
 import io
@@ -13,7 +14,9 @@ def download(client, url: str) -> list[list[str]]:
     response = client.get(url)
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    body = b"".join(response.streaming_content)
+    assert body.startswith(codecs.BOM_UTF8)
+    return list(csv.reader(io.StringIO(body.decode("utf-8-sig"))))
 
 
 def page_table(client, url: str, index: int = 0) -> list[list[str]]:

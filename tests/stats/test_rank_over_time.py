@@ -1,4 +1,5 @@
 """Rank over time: a coach's rank and rating per monthly list, as a step chart and a table."""
+import codecs
 import datetime as dt
 import re
 
@@ -58,7 +59,9 @@ def test_step_line_breaks_where_a_month_is_missing(client, history):
 
 def test_csv_of_the_history(client, history):
     response = client.get("/stats/rank-over-time/?coach=1001&race=human&_export=csv")
-    assert b"".join(response.streaming_content).decode().splitlines() == [
+    body = b"".join(response.streaming_content)
+    assert body.startswith(codecs.BOM_UTF8)
+    assert body.decode("utf-8-sig").splitlines() == [
         "List,Rank,Rating,Games", "2024-01,3,160.00,1", "2024-02,2,165.25,2", "2024-04,-,163.00,4",
     ]
 

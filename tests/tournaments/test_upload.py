@@ -1,4 +1,5 @@
 """Results uploads: the CSV format, every bad row by line and column, nothing saved until all is valid."""
+import codecs
 import datetime as dt
 
 import pytest
@@ -299,7 +300,9 @@ def test_the_template_is_the_header_then_the_games_entered_with_formulas_defused
     response = client.get(f"/organiser/events/{event.pk}/upload/results.csv")
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert 'attachment; filename="results-event-' in response["Content-Disposition"]
-    lines = response.content.decode().splitlines()
+    body = b"".join(response.streaming_content)
+    assert body.startswith(codecs.BOM_UTF8)
+    lines = body.decode("utf-8-sig").splitlines()
     assert lines[0] == ",".join(COLUMN_NAMES)
     assert lines[1].startswith("1,2024-05-04,,101,\"'=HYPERLINK(\"\"http://evil\"\")\",Human,2,1,102,")
 
@@ -314,8 +317,9 @@ def test_the_downloaded_results_upload_again_unchanged(client, draft):
         "round__number", "home_coach__number", "away_coach__number",
         "home_touchdowns", "away_touchdowns", "home_casualties", "away_casualties",
     ))
-    download = client.get(f"/organiser/events/{event.pk}/upload/results.csv").content.decode()
-    response = check(client, event, download)
+    download = b"".join(client.get(f"/organiser/events/{event.pk}/upload/results.csv").streaming_content)
+    assert download.startswith(codecs.BOM_UTF8)  # sent back as downloaded, byte order mark and all
+    response = check(client, event, download.decode("utf-8"))
     assert response.context["upload"].is_valid
     confirm(client, event)
     after = sorted(Game.objects.values_list(

@@ -1,4 +1,5 @@
 """Rankings: one list per system, filtered in the query string, "-" for unranked entries, CSV export."""
+import codecs
 import csv
 import io
 
@@ -13,6 +14,13 @@ pytestmark = pytest.mark.django_db
 
 def ranking_table(response):
     return table(response, "ranking")
+
+
+def csv_text(response) -> str:
+    """A CSV download's text; it starts with a UTF-8 byte order mark, for spreadsheets."""
+    body = b"".join(response.streaming_content)
+    assert body.startswith(codecs.BOM_UTF8)
+    return body.decode("utf-8-sig")
 
 
 def test_rankings_index_lists_every_active_system(client, league):
@@ -101,7 +109,7 @@ def test_csv_export_is_exactly_the_filtered_table(client, league):
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert "elo-ranking-" in response["Content-Disposition"]
-    header, *rows = list(csv.reader(io.StringIO(response.content.decode())))
+    header, *rows = list(csv.reader(io.StringIO(csv_text(response))))
     assert header == page["header"]
     assert rows == [cells for _, cells in page["rows"]]
     assert [r[header.index("Coach")] for r in rows] == ["Anna Jansen", "Cees de Vries", "Eva Bakker"]
@@ -113,10 +121,29 @@ def test_csv_export_holds_every_page_not_only_the_first(client, league, settings
     original, views.PER_PAGE = views.PER_PAGE, 2
     try:
         assert len(ranking_table(client.get("/rankings/elo/"))["rows"]) == 2
-        rows = list(csv.reader(io.StringIO(client.get("/rankings/elo/?_export=csv").content.decode())))[1:]
+        rows = list(csv.reader(io.StringIO(csv_text(client.get("/rankings/elo/?_export=csv")))))[1:]
     finally:
         views.PER_PAGE = original
     assert len(rows) == CurrentRating.objects.filter(system__slug="elo").count() == 8
+
+
+def test_csv_export_is_a_named_attachment_with_accented_names_intact(client, league):
+    response = client.get("/rankings/elo/2024-07/?_export=csv")
+    assert response["Content-Disposition"] == 'attachment; filename="elo-ranking-2024-07.csv"'
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    header, *rows = list(csv.reader(io.StringIO(csv_text(response))))
+    assert "Dirk Müller" in [row[header.index("Coach")] for row in rows]
+
+
+def test_export_ratings_prints_no_byte_order_mark_unless_asked(league):
+    from django.core.management import call_command
+
+    plain, marked = io.StringIO(), io.StringIO()
+    call_command("export_ratings", system="elo", stdout=plain)
+    call_command("export_ratings", "--bom", system="elo", stdout=marked)
+    assert plain.getvalue().startswith("coach_number,coach,race,variant,rating,mu,phi,sigma,rank,games\n")
+    assert marked.getvalue() == "\ufeff" + plain.getvalue()
+    assert "Dirk Müller" in plain.getvalue()
 
 
 def test_stored_month_permalink_shows_that_list(client, league):
@@ -202,7 +229,7 @@ def test_filtered_list_and_month_pages_query_counts(client, league, django_asser
     with django_assert_num_queries(4):  # the systems, the list, its count and page (the choices are kept)
         client.get("/rankings/elo/2024-07/")
     with django_assert_num_queries(2):  # the systems, every row
-        client.get("/rankings/elo/?_export=csv")
+        csv_text(client.get("/rankings/elo/?_export=csv"))
 
 
 def test_filter_choices_are_kept_between_pages_and_a_saved_race_or_nationality_shows_at_once(client, league):
@@ -224,7 +251,7 @@ def test_one_rounding_everywhere_half_away_from_zero(client, league):
     CurrentRating.objects.filter(pk=anna.pk).update(value=2.675, value_change=-0.125)
     found = ranking_table(client.get("/rankings/elo/?name=Anna"))
     assert (column(found, "Rating"), column(found, "Change")) == (["2.68"], ["-0.13"])
-    header, *rows = list(csv.reader(io.StringIO(client.get("/rankings/elo/?name=Anna&_export=csv").content.decode())))
+    header, *rows = list(csv.reader(io.StringIO(csv_text(client.get("/rankings/elo/?name=Anna&_export=csv")))))
     assert (rows[0][header.index("Rating")], rows[0][header.index("Change")]) == ("2.68", "-0.13")
     coach_page = table(client.get("/coaches/101/"), "ratings in every system")
     elo_row = next(cells for _, cells in coach_page["rows"] if cells[0] == "NAF Elo" and cells[1] == "Human")
@@ -238,7 +265,7 @@ def test_knsb_ratings_are_whole_numbers_on_every_page_and_csv(client, league):
     best = knsb.first()
     found = ranking_table(client.get("/rankings/knsb/"))
     assert column(found, "Rating")[0] == f"{best.value:.0f}" and "." not in "".join(column(found, "Rating"))
-    header, *rows = list(csv.reader(io.StringIO(client.get("/rankings/knsb/?_export=csv").content.decode())))
+    header, *rows = list(csv.reader(io.StringIO(csv_text(client.get("/rankings/knsb/?_export=csv")))))
     assert all("." not in row[header.index("Rating")] for row in rows)
     changes = [c for c in column(ranking_table(client.get("/rankings/knsb/")), "Change") if c]
     assert changes and all("." not in c for c in changes)

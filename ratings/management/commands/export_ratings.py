@@ -1,4 +1,3 @@
-import csv
 import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
@@ -6,6 +5,7 @@ from django.db.models import Q
 
 from ratings.models import RatingSystem
 from ratings.selectors import EXPORT_HEADER, export_rows
+from ratingsite.csv_export import csv_write
 from tournaments.models import Variant
 
 
@@ -16,8 +16,12 @@ class Command(BaseCommand):
         parser.add_argument("--system", required=True, help="slug, e.g. elo, glicko, global-glicko, knsb")
         parser.add_argument("--as-of", type=dt.date.fromisoformat, help="YYYY-MM-DD")
         parser.add_argument("--variant", help="variant name or slug, e.g. 'Blood Bowl 2020'")
+        parser.add_argument(
+            "--bom", action="store_true",
+            help="start with a UTF-8 byte order mark, for a file a spreadsheet will open (programs reading a pipe expect none)",
+        )
 
-    def handle(self, *args, system, as_of=None, variant=None, **options):
+    def handle(self, *args, system, as_of=None, variant=None, bom=False, **options):
         rating_system = RatingSystem.objects.filter(slug=system).first()
         if rating_system is None:
             known = ", ".join(RatingSystem.objects.values_list("slug", flat=True))
@@ -28,6 +32,4 @@ class Command(BaseCommand):
             if chosen is None:
                 known = ", ".join(Variant.objects.values_list("name", flat=True))
                 raise CommandError(f"Unknown variant '{variant}'. Known: {known}.")
-        writer = csv.writer(self.stdout, lineterminator="\n")
-        writer.writerow(EXPORT_HEADER)
-        writer.writerows(export_rows(rating_system, on=as_of, variant=chosen))
+        csv_write(self.stdout, EXPORT_HEADER, export_rows(rating_system, on=as_of, variant=chosen), bom=bom)
