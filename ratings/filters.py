@@ -1,18 +1,17 @@
 """Filters of the public lists: every value lives in the query string, so any view is a shareable link."""
 from collections.abc import Callable
+from functools import partial
 
 import django_filters
 from django import forms
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Q
-from django.forms.utils import flatatt
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django_countries import countries
 
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratingsite.widgets import FastSelect
 from tournaments.models import Coach, Event, EventStatus, Race, Variant
 
 CHOICES_TIMEOUT = 300  # seconds; saving a race, variant or coach drops them at once (in this process's cache)
@@ -34,39 +33,6 @@ def forget_choices(**kwargs) -> None:
         cache.incr("filter-choices-version")
     except ValueError:  # no version yet
         cache.set("filter-choices-version", 1, None)
-
-
-class QuickSelect(forms.Select):
-    """A select whose options are written here instead of through two templates and an option
-    dictionary each: a ranking's filters carry a hundred options, and rendering them the usual way
-    cost a quarter of the page. The markup is the same as Django's. With `cached`, the options are
-    read through `cached_choices` under that name."""
-
-    def __init__(self, attrs=None, choices=(), *, cached: str | None = None):
-        super().__init__(attrs, choices)
-        self.cached = cached
-
-    def _options(self) -> list[tuple[str, object]]:
-        def build():
-            return [
-                ("" if value is None else str(value), label if isinstance(label, (list, tuple)) else str(label))
-                for value, label in self.choices
-            ]
-        return cached_choices(self.cached, build) if self.cached else build()
-
-    def render(self, name, value, attrs=None, renderer=None):
-        options = self._options()
-        if any(isinstance(label, (list, tuple)) for _, label in options):
-            return super().render(name, value, attrs, renderer)  # option groups: Django's own rendering
-        chosen = set(self.format_value(value))
-        html, found = [], False
-        for option_value, label in options:
-            selected = not found and option_value in chosen
-            found |= selected
-            html.append(format_html('<option value="{}"{}>{}</option>', option_value, " selected" if selected else "", label))
-        return format_html('<select name="{}"{}>', name, flatatt(self.build_attrs(self.attrs, attrs))) + mark_safe(
-            "".join(html) + "</select>"
-        )
 
 
 def _named(codes) -> list[tuple[str, str]]:
@@ -104,15 +70,15 @@ class RankingFilter(django_filters.FilterSet):
 
     variant = django_filters.ModelChoiceFilter(
         queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label="All variants",
-        widget=QuickSelect(cached="variants"),
+        widget=FastSelect(cache=partial(cached_choices, "variants")),
     )
     race = django_filters.ModelChoiceFilter(
         queryset=Race.objects.order_by("name"), to_field_name="slug", empty_label="All races",
-        widget=QuickSelect(cached="races"),
+        widget=FastSelect(cache=partial(cached_choices, "races")),
     )
     country = django_filters.ChoiceFilter(
         field_name="coach__nationality", choices=coach_countries, empty_label="All countries", label="Nationality",
-        widget=QuickSelect,
+        widget=FastSelect,
     )
     active = django_filters.BooleanFilter(
         method="filter_active", widget=forms.CheckboxInput, label="Ranked only (hide \u201c-\u201d entries)"

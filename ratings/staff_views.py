@@ -7,7 +7,6 @@ import django_tables2 as tables
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 from django_tables2 import RequestConfig
 
@@ -25,6 +24,7 @@ PER_PAGE = 50
 class RunTable(tables.Table):
     id = tables.LinkColumn("staff_run_detail", args=[tables.A("pk")], verbose_name="Run")
     requested_by = tables.Column(accessor="requested_by__username", default="system")
+    status = tables.TemplateColumn(template_name="_status.html")
 
     class Meta:
         model = RecalculationRun
@@ -34,9 +34,6 @@ class RunTable(tables.Table):
 
     def render_duration(self, value):
         return f"{value:.1f} s"
-
-    def render_status(self, value, record):
-        return format_html('<span class="status status-{}">{}</span>', record.status, value)
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)

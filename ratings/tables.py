@@ -1,27 +1,26 @@
 """django-tables2 tables of the public pages.
 
 django-tables2 does the headers, sorting, pagination and the CSV export; the body rows and the
-exported values come from one cell function per column (`cell_<name>(record) -> (text, html)`),
-so the CSV holds exactly what the table shows, and a page of 50 rows renders in about a millisecond
-instead of tables2's per-cell machinery (a signature inspection per cell).
+exported values come from one cell function per column (`cell_<name>(record) -> (text, html)`, the
+html a plain text the template escapes, or a link or span made with format_html), so the CSV holds
+exactly what the table shows, and the site's table template writes the rows in one loop instead of
+tables2's per-cell machinery (a signature inspection per cell).
 """
 from __future__ import annotations
 
 from functools import lru_cache
-from html import escape
 from urllib.parse import urlencode
 
 import django_tables2 as tables
 from django.db.models import F
 from django.urls import reverse
 from django.utils.encoding import force_str
-from django.utils.safestring import mark_safe
+from django.utils.html import format_html
 from django.utils.translation import get_language
 from django_countries import countries
 
 from ratingsite.formatting import fixed, rating_places, signed
 
-TEMPLATE = "django_tables2/site_table.html"
 TABLE_ATTRS = {"class": "data"}
 NUM = {"th": {"class": "num"}, "td": {"class": "num"}}
 
@@ -42,11 +41,7 @@ def breakdown_url(system_slug: str, coach_number: int, race_slug: str | None, va
 
 
 def _plain(text: str) -> tuple[str, str]:
-    return text, escape(text)
-
-
-def _figure(text: str) -> tuple[str, str]:
-    """A number or date: nothing to escape."""
+    """A cell of plain text (a name, a number, a date): the template escapes it."""
     return text, text
 
 
@@ -61,14 +56,17 @@ def url_maker(name: str, *args):
 
 
 def _link(url: str, text: str) -> str:
-    return f'<a href="{escape(url)}">{escape(text)}</a>'
+    return format_html('<a href="{}">{}</a>', url, text)
+
+
+def _with_badge(html: str, badge: str) -> str:
+    return format_html('{} <span class="badge">{}</span>', html, badge)
 
 
 class FastRowsTable(tables.Table):
     """A table whose body and export values come from its cell functions."""
 
     class Meta:
-        template_name = TEMPLATE
         attrs = TABLE_ATTRS
 
     def cell_function(self, name: str):
@@ -83,23 +81,14 @@ class FastRowsTable(tables.Table):
             return _plain("" if value is None else str(value))
         return cell
 
-    def body_html(self):
-        """Every row of the current page (or of all the data) as HTML."""
-        columns = []
-        for column in self.columns:
-            css = column.column.attrs.get("td", {}).get("class", "")
-            columns.append((self.cell_function(column.name), f'<td class="{css}">' if css else "<td>"))
+    fast_rows = True  # the site's table template writes body_rows()
+
+    def body_rows(self) -> list[list[tuple[str, str]]]:
+        """Every row of the current page (or of all the data) as (cell class, cell HTML) pairs."""
+        columns = [(self.cell_function(c.name), c.column.attrs.get("td", {}).get("class", "")) for c in self.columns]
         # tables2 paginates its BoundRows; their records are the model instances
         rows = self.page.object_list if getattr(self, "page", None) else self.rows
-        out = []
-        for record in (row.record for row in rows):
-            out.append("<tr>")
-            for cell, opening in columns:
-                out.append(f"{opening}{cell(record)[1]}</td>")
-            out.append("</tr>")
-        if not out:
-            out.append(f'<tr><td colspan="{len(columns)}">{escape(str(self.empty_text or ""))}</td></tr>')
-        return mark_safe("".join(out))
+        return [[(css, cell(record)[1]) for cell, css in columns] for record in (row.record for row in rows)]
 
     def as_values(self, exclude_columns=None):
         """Header, then every row of the (ordered, unpaginated) data: what the CSV export writes."""
@@ -157,10 +146,10 @@ class RankingTable(FastRowsTable):
         self.system = system
         self.places = rating_places(system.method)
         self.caption = caption
-        self._dash = f'<abbr title="{escape(inactive_rule)}" class="norank">-</abbr>'
+        self._dash = format_html('<abbr title="{}" class="norank">-</abbr>', inactive_rule)
 
     def _rank(self, value):
-        return ("-", self._dash) if value is None else _figure(str(value))
+        return ("-", self._dash) if value is None else _plain(str(value))
 
     def cell_rank(self, record):
         return self._rank(record.rank)
@@ -176,13 +165,13 @@ class RankingTable(FastRowsTable):
         return name, _link(f"{self._breakdown(record.coach.number)}?{urlencode(params)}", name)
 
     def cell_number(self, record):
-        return _figure(str(record.coach.number))
+        return _plain(str(record.coach.number))
 
     def cell_nationality(self, record):
         code = vars(record.coach)["nationality"] or ""  # the stored code, without a Country object per row
         if not hasattr(self, "_language"):
             self._language = get_language()
-        return code, f'<abbr title="{escape(_country_name(code, self._language))}">{code}</abbr>' if code else ""
+        return code, format_html('<abbr title="{}">{}</abbr>', _country_name(code, self._language), code) if code else ""
 
     def cell_race(self, record):
         return _plain(record.race.name if record.race_id else "")
@@ -191,29 +180,29 @@ class RankingTable(FastRowsTable):
         return _plain(record.variant.name)
 
     def cell_value(self, record):
-        return _figure(fixed(record.value, self.places))
+        return _plain(fixed(record.value, self.places))
 
     def cell_mu(self, record):
-        return _figure(fixed(record.mu))
+        return _plain(fixed(record.mu))
 
     def cell_phi(self, record):
-        return _figure(fixed(record.phi))
+        return _plain(fixed(record.phi))
 
     def cell_nv(self, record):
-        return _figure("" if record.nv is None else str(record.nv))
+        return _plain("" if record.nv is None else str(record.nv))
 
     def cell_games(self, record):
-        return _figure(str(record.games))
+        return _plain(str(record.games))
 
     def cell_value_change(self, record):
-        return _figure(signed(record.value_change, self.places))
+        return _plain(signed(record.value_change, self.places))
 
     def cell_rank_change(self, record):
         change = record.rank_change
         return _plain("" if change is None else f"{change:+d}" if change else "0")
 
     def cell_last_played(self, record):
-        return _figure(f"{record.last_played:%Y-%m-%d}" if record.last_played else "")
+        return _plain(f"{record.last_played:%Y-%m-%d}" if record.last_played else "")
 
 
 class ListRankingTable(RankingTable):
@@ -227,7 +216,7 @@ class ListRankingTable(RankingTable):
         exclude = ("value_change", "rank_change", "last_played")
 
     def cell_change(self, record):
-        return _figure(signed(record.change, self.places))
+        return _plain(signed(record.change, self.places))
 
 
 class ListEntryTable(FastRowsTable):
@@ -306,10 +295,10 @@ class EventTable(FastRowsTable):
         self.caption = caption
 
     def cell_name(self, record):
-        badge = ' <span class="badge">major</span>' if record.is_major else ""
         if not hasattr(self, "_event_url"):
             self._event_url = url_maker("event_detail")
-        return record.name, _link(self._event_url(record.pk), record.name) + badge
+        link = _link(self._event_url(record.pk), record.name)
+        return record.name, _with_badge(link, "major") if record.is_major else link
 
     def cell_start_date(self, record):
         if record.end_date != record.start_date:
@@ -324,7 +313,7 @@ class EventTable(FastRowsTable):
         return _plain(", ".join(part for part in (record.city, country) if part))
 
     def cell_game_count(self, record):
-        return _figure(str(record.game_count or 0))
+        return _plain(str(record.game_count or 0))
 
     def cell_status(self, record):
         return _plain(record.get_status_display())
@@ -348,15 +337,17 @@ class CoachEventTable(FastRowsTable):
         self.caption = caption
 
     def cell_date(self, row):
-        return _figure(f"{row['event__start_date']:%Y-%m-%d}")
+        return _plain(f"{row['event__start_date']:%Y-%m-%d}")
 
     def cell_event(self, row):
-        badges = ' <span class="badge">major</span>' if row["event__is_major"] else ""
-        if row["event__status"] != "sanctioned":
-            badges += f' <span class="badge">{escape(row["event__status"])}</span>'
         if not hasattr(self, "_event_url"):
             self._event_url = url_maker("event_detail")
-        return row["event__name"], _link(self._event_url(row["event_id"]), row["event__name"]) + badges
+        html = _link(self._event_url(row["event_id"]), row["event__name"])
+        if row["event__is_major"]:
+            html = _with_badge(html, "major")
+        if row["event__status"] != "sanctioned":
+            html = _with_badge(html, row["event__status"])
+        return row["event__name"], html
 
     def cell_country(self, row):
         return _plain(str(row["event__country"] or ""))
@@ -365,10 +356,10 @@ class CoachEventTable(FastRowsTable):
         return _plain(row["race__name"])
 
     def cell_games(self, row):
-        return _figure(str(row["games"]))
+        return _plain(str(row["games"]))
 
     def cell_record(self, row):
-        return _figure(f"{row['wins']}-{row['draws']}-{row['losses']}")
+        return _plain(f"{row['wins']}-{row['draws']}-{row['losses']}")
 
 
 class HistoryTable(FastRowsTable):
@@ -391,7 +382,7 @@ class HistoryTable(FastRowsTable):
         self.places = places
 
     def cell_effective(self, row):
-        return _figure(f"{row['effective']:%Y-%m-%d}")
+        return _plain(f"{row['effective']:%Y-%m-%d}")
 
     def cell_race(self, row):
         return _plain(row["race__name"] or "All races")
@@ -403,10 +394,10 @@ class HistoryTable(FastRowsTable):
         return _plain(row["period"])
 
     def cell_rl(self, row):
-        return _figure(fixed(row["rl"], self.places))
+        return _plain(fixed(row["rl"], self.places))
 
     def cell_rn(self, row):
-        return _figure(fixed(row["rn"], self.places))
+        return _plain(fixed(row["rn"], self.places))
 
     def cell_nt(self, row):
-        return _figure(str(row["nt"]))
+        return _plain(str(row["nt"]))

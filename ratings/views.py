@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from html import escape
 
 from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 from django_countries import countries
 from django_tables2 import RequestConfig
 
-from ratings import charts, selectors
+from ratings import selectors
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from ratings.calculator_forms import CalculatorForm
 from ratings.engines import glicko, knsb, naf_elo
@@ -33,6 +31,7 @@ from ratings.tables import (
     RatingListTable,
     breakdown_url,
 )
+from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import rating_places
 from tournaments.models import Coach, Event, EventStatus, Variant
@@ -229,7 +228,6 @@ def breakdown(request, number: int, system: str):
         system=system, coach=coach, race=race, variant=variant, current=current, period=form.cleaned_data["period"] or None,
     )
     context["breakdown"] = result
-    context["period_options"] = _period_options(result)
     context["multiplier"] = system.parameters.get("value_phi_multiplier", GlickoConfig.value_phi_multiplier)
     context["period_links"] = [
         (p, breakdown_url(system.slug, coach.number, race.slug if race else None, variant.slug, period=p.label))
@@ -242,16 +240,6 @@ def breakdown(request, number: int, system: str):
         context["missing"] = f"There is no period “{form.cleaned_data['period']}” in this breakdown; choose one below."
         return render(request, "ratings/breakdown.html", context, status=404)
     return render(request, "ratings/breakdown.html", context)
-
-
-def _period_options(result) -> str:
-    """The <option>s of the period select, built here: a coach can have hundreds of periods."""
-    options = []
-    for p in result.periods:
-        selected = " selected" if p is result.period else ""
-        note = "" if p.has_summary else " – no new rating"
-        options.append(f'<option value="{escape(p.label)}"{selected}>{escape(p.title)} ({p.date.isoformat()}){note}</option>')
-    return mark_safe("".join(options))
 
 
 # --- events ---------------------------------------------------------------------------------------

@@ -9,11 +9,9 @@ from dataclasses import dataclass, fields
 import django_filters
 from django import forms
 from django.db.models import Max, Min, Q
-from django.forms.utils import flatatt
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import mark_safe
 from django_countries import countries
 
+from ratingsite.widgets import FastSelect
 from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant
 
 from .models import ROLL_UPS, SLICE
@@ -80,19 +78,6 @@ class Filters:
     @property
     def is_empty(self) -> bool:
         return all(getattr(self, f.name) in (None, "") for f in fields(self))
-
-
-class FastSelect(forms.Select):
-    """A select written in Python: rendering 250 countries through one template per option costs more than the query."""
-
-    def render(self, name, value, attrs=None, renderer=None):
-        attrs = self.build_attrs(self.attrs, attrs)
-        chosen = set(self.format_value(value))
-        options = format_html_join(
-            "", '<option value="{}"{}>{}</option>',
-            ((str(key), mark_safe(" selected") if str(key) in chosen else "", label) for key, label in self.choices),
-        )
-        return format_html('<select name="{}"{}>{}</select>', name, flatatt(attrs), options)
 
 
 class YearField(forms.IntegerField):

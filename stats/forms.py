@@ -2,9 +2,10 @@
 from django import forms
 
 from ratings.selectors import active_systems
+from ratingsite.widgets import FastSelect
 from tournaments.models import Coach, Race, Variant
 
-from .filters import CoachNumberField, FastSelect
+from .filters import CoachNumberField
 from .selectors import HEAD_TO_HEAD_MAX
 
 HEAD_TO_HEAD_SLOTS = HEAD_TO_HEAD_MAX

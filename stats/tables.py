@@ -34,12 +34,15 @@ class EventCountryColumn(tables.Column):
 
 
 class StatsTable(tables.Table):
+    fast_rows = True  # the site's table template writes body_rows()
+
     class Meta:
-        template_name = "stats/table.html"
+        attrs = {"class": "stats-table"}
         per_page = 50
         orderable = False
+        empty_text = "Nothing matches these filters."
 
-    def plain_rows(self):
+    def body_rows(self):
         """The rows of the current page as (cell class, rendered cell) pairs.
 
         A plain column's cell is its value, read straight from the record; only columns that render
@@ -165,7 +168,7 @@ class GamesTable(StatsTable):
     def prepare(self, records: list) -> list:
         return games_relations(records)
 
-    def plain_rows(self):
+    def body_rows(self):
         classes = [column.column.attrs.get("td", {}).get("class", "") for column in self.columns]
         explorer = reverse("stats_games")
         for game in self.prepare([row.record for row in self.paginated_rows]):

@@ -15,11 +15,10 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 
 from ratings import selectors as ratings_selectors
-from ratingsite import formatting
+from ratingsite import charts, formatting
 from tournaments.models import Race, Variant
 
 from . import selectors
-from .charts import REGIONS, StepChart, differential_bars, map_svg, race_grid_body
 from .export import EXPORT_MAX_ROWS, csv_response, rows_csv_response
 from .filters import Filters, StatsFilter
 from .forms import HeadToHeadForm, RankOverTimeForm
@@ -173,7 +172,7 @@ def race_grid(request):
     grid = selectors.race_grid(selectors.race_matchups(filters))
     if request.GET.get("_export") == "csv":
         return rows_csv_response(grid.csv_rows(), "race-grid")
-    return _page(request, "stats/race_grid.html", {**context, "grid": grid, "grid_body": race_grid_body(grid)})
+    return _page(request, "stats/race_grid.html", {**context, "grid": grid, "grid_rows": charts.race_grid(grid)})
 
 
 @canonical_query
@@ -214,8 +213,8 @@ def rank_over_time(request):
     what = f"{coach.name} ({coach.number}){f', {race.name}' if race else ''}, {variant.name}, {system.name}"
     context.update(
         race=race, variant=variant, table=table, what=what,
-        rank_chart=StepChart([(row["rating_list__date"], row["rank"]) for row in history], f"Rank: {what}", "Rank", invert=True).svg(),
-        rating_chart=StepChart([(row["rating_list__date"], row["value"]) for row in history], f"Rating: {what}", "Rating").svg(),
+        rank_chart=charts.StepChart([(row["rating_list__date"], row["rank"]) for row in history], f"Rank: {what}", "Rank", invert=True),
+        rating_chart=charts.StepChart([(row["rating_list__date"], row["value"]) for row in history], f"Rating: {what}", "Rating"),
     )
     return _page(request, "stats/rank_over_time.html", context)
 
@@ -268,7 +267,7 @@ def differentials(request):
     table = DifferentialTable(rows)
     if response := _export(request, {"differentials": table}, "differentials"):
         return response
-    context.update(coach=filters.coach, table=table, chart=differential_bars(rows, title=f"Differentials of {filters.coach.name}"))
+    context.update(coach=filters.coach, table=table, chart=charts.differential_bars(rows, title=f"Differentials of {filters.coach.name}"))
     return _page(request, "stats/differentials.html", context)
 
 
@@ -333,14 +332,16 @@ def legends(request):
 def world_map(request):
     filterset, filters = _filters(request, ("variant", "year", "sanctioned"))
     region = request.GET.get("region", "world")
-    context = {"title": "Map", "filterset": filterset, "regions": [(key, value[0]) for key, value in REGIONS.items()], "region": region}
+    context = {
+        "title": "Map", "filterset": filterset, "regions": [(key, value[0]) for key, value in charts.REGIONS.items()], "region": region,
+    }
     errors = [] if filters is not None else filterset.messages()
-    if region not in REGIONS:
-        errors.append(f"Region: “{region}” is not one of {', '.join(REGIONS)}.")
+    if region not in charts.REGIONS:
+        errors.append(f"Region: “{region}” is not one of {', '.join(charts.REGIONS)}.")
     if errors:
         return _page(request, "stats/map.html", {**context, "errors": errors})
     places = selectors.places(filters)
     table = PlaceTable([place.__dict__ for place in places])
     if response := _export(request, {"places": table}, "map"):
         return response
-    return _page(request, "stats/map.html", {**context, "map": map_svg(places, region=region), "table": table})
+    return _page(request, "stats/map.html", {**context, "map": charts.places_map(places, region=region), "table": table})

@@ -10,8 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.html import format_html_join
-from django.utils.safestring import mark_safe
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
 from django_tables2 import RequestConfig
 
@@ -34,8 +33,9 @@ User = get_user_model()
 PER_PAGE = 50
 
 
-def _change_lines(before, after):
-    """An audit record's before → after, one escaped line per field that changed."""
+def _change_lines(before, after) -> list[tuple[str, str]]:
+    """An audit record's before → after as (field, change) lines, one per field that changed; the
+    field is empty when the record holds a single value."""
     if isinstance(before, dict) or isinstance(after, dict):
         before_values, after_values = before if isinstance(before, dict) else {}, after if isinstance(after, dict) else {}
         keys = list(after_values) + [key for key in before_values if key not in after_values]
@@ -44,10 +44,10 @@ def _change_lines(before, after):
             else (key, _plain(after_values[key]))
             for key in keys
         ]
-        return format_html_join(mark_safe("<br>"), "{}: {}", lines) if lines else "—"
+        return lines or [("", "—")]
     if before is None and after is None:
-        return "—"
-    return f"{_plain(before)} → {_plain(after)}" if before is not None else _plain(after)
+        return [("", "—")]
+    return [("", f"{_plain(before)} → {_plain(after)}" if before is not None else _plain(after))]
 
 
 def _plain(value) -> str:
@@ -81,7 +81,7 @@ class AuditTable(tables.Table):
         empty_text = "No audit records match."
 
     def render_change(self, record):
-        return _change_lines(record.before, record.after)
+        return render_to_string("staff/_audit_change.html", {"lines": _change_lines(record.before, record.after)})
 
 
 class MemberTable(tables.Table):

@@ -3,8 +3,6 @@ import datetime as dt
 
 from django import template
 from django.utils import timezone
-from django.utils.html import escape
-from django.utils.safestring import mark_safe
 
 from ratings.tables import url_maker
 from ratingsite import formatting
@@ -50,29 +48,14 @@ def day(value):
         return ""
 
 
-@register.simple_tag
+@register.inclusion_tag("ratings/_breakdown_rows.html")
 def breakdown_rows(items, method: str, places: int):
-    """The game rows of a breakdown period (`item.row` a calculation row): what writing them cell by
-    cell in the template gives, written here because a busy period has hundreds of rows and the
-    template engine spent most of the page on them."""
+    """The game rows of a breakdown period (`item.row` a calculation row), their figures written out
+    here: a busy period has hundreds of rows, and a filter per figure in the template cost most of the page."""
     coach_url = url_maker("coach_detail")
     rows = []
     for item in items:
-        r, footnote = item.row, item.footnote
-        opponent = r.opponent
-        if opponent is not None:
-            cells = [f'<td class="num">{opponent.number}</td><td><a href="{coach_url(opponent.number)}">{escape(opponent.name)}</a>']
-        else:
-            cells = ['<td class="num"></td><td>bye']
-        if footnote:
-            cells.append(f'<sup><a href="#fn-{footnote}" aria-label="footnote {footnote}">{footnote})</a></sup>')
-        race = r.opponent_race
-        cells.append(f"</td><td>{escape(race.name) if race is not None else ''}</td><td>{day(r.played_at)}</td>")
-        if method == "knsb":
-            depot = day(r.depot_date)
-            if depot:
-                depot = f' <span class="depot-date" title="entered the depot at the list of {depot}">depot {depot}</span>'
-            cells.append(f"<td>{day(r.list_date)}{depot}</td>")
+        r = item.row
         if method == "glicko":
             figures = [
                 fixed(r.r0, 2), fixed(r.rc, 2), fixed(r.opponent_phi, 2), fixed(r.g, 4), fixed(r.w, 1), fixed(r.we, 3),
@@ -87,6 +70,16 @@ def breakdown_rows(items, method: str, places: int):
                 figures.append(fixed(r.wx, 3))
             elif method == "naf_elo":
                 figures.append(fixed(item.rating_after, places))
-        cells.extend(f'<td class="num">{figure}</td>' for figure in figures)
-        rows.append(f'<tr class="{escape(item.kind)}">{"".join(cells)}</tr>')
-    return mark_safe("".join(rows))
+        opponent, race = r.opponent, r.opponent_race
+        rows.append({
+            "kind": item.kind,
+            "opponent": opponent,
+            "url": coach_url(opponent.number) if opponent is not None else "",
+            "footnote": item.footnote,
+            "race": race.name if race is not None else "",
+            "played": day(r.played_at),
+            "list_date": day(r.list_date) if method == "knsb" else "",
+            "depot": day(r.depot_date) if method == "knsb" else "",
+            "figures": figures,
+        })
+    return {"rows": rows, "knsb": method == "knsb"}

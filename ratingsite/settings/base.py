@@ -127,7 +127,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
-DJANGO_TABLES2_TEMPLATE = "django_tables2/semantic.html"
+DJANGO_TABLES2_TEMPLATE = "django_tables2/site_table.html"
 
 COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]
 

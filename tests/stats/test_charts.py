@@ -1,8 +1,8 @@
 """The server-side SVG helpers."""
 import datetime as dt
 
+from ratingsite.charts import REGIONS, StepChart, places_map, ratio_colours
 from ratingsite.ticks import nice_ticks
-from stats.charts import REGIONS, StepChart, map_svg, ratio_colours
 from stats.selectors import Place
 
 
@@ -27,21 +27,21 @@ def test_nice_ticks():
 
 
 def test_step_chart_holds_each_value_until_the_next_list():
-    chart = StepChart([(dt.date(2024, 1, 1), 10.0), (dt.date(2024, 2, 1), 20.0)], "t", "y").svg()
+    chart = StepChart([(dt.date(2024, 1, 1), 10.0), (dt.date(2024, 2, 1), 20.0)], "t", "y").svg
     path = chart.split('class="line" d="')[1].split('"')[0]
     assert path.startswith("M56.0 ") and " L" in path and path.count("H") == 2
 
 
 def test_step_chart_without_values_says_so():
-    assert "nothing to draw" in StepChart([(dt.date(2024, 1, 1), None)], "Rank", "Rank").svg()
+    assert "nothing to draw" in StepChart([(dt.date(2024, 1, 1), None)], "Rank", "Rank").svg
 
 
 def test_map_circles_are_sized_by_games_and_escaped():
-    svg = map_svg([
+    svg = places_map([
         Place("NL", "Utrecht", 2, 100, 52.1, 5.1, "event"),
         Place("GB", "<London>", 1, 25, 51.5, -0.1, "country"),
         Place("", "Nowhere", 1, 5, None, None, ""),
-    ])
+    ]).svg
     assert svg.count("<circle") == 2
     assert 'r="9.000"' in svg and 'r="4.500"' in svg
     assert "&lt;London&gt;, United Kingdom: 25 games at 1 events" in svg
@@ -49,4 +49,4 @@ def test_map_circles_are_sized_by_games_and_escaped():
 
 def test_every_region_draws():
     for region in REGIONS:
-        assert map_svg([], region=region).startswith('<svg class="stats-map"')
+        assert places_map([], region=region).svg.startswith('<svg class="stats-map"')

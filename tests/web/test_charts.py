@@ -1,7 +1,7 @@
 """Server-side SVG charts: scales, step lines, text alternatives."""
 import datetime as dt
 
-from ratings import charts
+from ratingsite import charts
 
 
 def test_step_chart_holds_each_value_until_the_next_and_to_the_end():

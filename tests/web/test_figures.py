@@ -27,17 +27,17 @@ def test_signed_shows_the_sign_of_a_change():
     assert [signed(2.236), signed(-0.04), signed(0.0, 3), signed(None)] == ["+2.24", "-0.04", "+0.000", ""]
 
 
-def test_quick_select_writes_the_markup_of_djangos_select():
+def test_fast_select_writes_the_markup_of_djangos_select():
     import re
 
     from django import forms
 
-    from ratings.filters import QuickSelect
+    from ratingsite.widgets import FastSelect
 
     choices = [("", "All countries"), ("NL", "Netherlands & <Antilles>"), ("DE", "Germany")]
     for value in ("", "NL", None, "XX"):
         django_markup = forms.Select(choices=choices, attrs={"id": "id_country"}).render("country", value)
-        assert QuickSelect(choices=choices, attrs={"id": "id_country"}).render("country", value) == re.sub(r"\n\s*", "", django_markup)
+        assert FastSelect(choices=choices, attrs={"id": "id_country"}).render("country", value) == re.sub(r"\n\s*", "", django_markup)
 
 
 def test_day_prints_what_the_date_filter_prints():
