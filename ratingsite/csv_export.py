@@ -31,15 +31,10 @@ class DuplicateHeaderError(ValueError):
     """A header names a column twice, so a reader by name would lose one of them."""
 
 
-def checked_header(names: Iterable[Any], *, repeats: Iterable[str] = ()) -> tuple[str, ...]:
-    """The header as text, in the order given; raises DuplicateHeaderError if a name comes twice.
-
-    `repeats` lists the names a published header already repeats (its readers go by position);
-    any other repeat is refused.
-    """
+def checked_header(names: Iterable[Any]) -> tuple[str, ...]:
+    """The header as text, in the order given; raises DuplicateHeaderError if a name comes twice."""
     header = tuple(str(name) for name in names)
-    allowed = set(repeats)
-    twice = sorted({name for name in header if header.count(name) > 1} - allowed)
+    twice = sorted({name for name in header if header.count(name) > 1})
     if twice:
         raise DuplicateHeaderError(f"The CSV header names {', '.join(repr(name) for name in twice)} more than once: {list(header)}.")
     return header
@@ -61,14 +56,14 @@ class _Echo:
 
 
 def _csv_chunks(
-    header: Sequence[str], rows: Iterable[Iterable[Any]], *, bom: bool, line_end: str = DOWNLOAD_LINE_END, repeats: Iterable[str] = (),
+    header: Sequence[str], rows: Iterable[Iterable[Any]], *, bom: bool, line_end: str = DOWNLOAD_LINE_END,
 ) -> Iterator[str]:
     """The CSV text in pieces: the header line (after the BOM when `bom`), then the rows, ROWS_PER_CHUNK at a time.
 
     The header is checked before the first piece is asked for, so a bad one fails at once and not
     half-way through a download.
     """
-    names = checked_header(header, repeats=repeats)
+    names = checked_header(header)
     writer = csv.writer(_Echo(), lineterminator=line_end)
 
     def chunks() -> Iterator[str]:
@@ -80,11 +75,11 @@ def _csv_chunks(
 
 
 def csv_download(
-    header: Sequence[str], rows: Iterable[Iterable[Any]], *, filename: str, repeats: Iterable[str] = (),
+    header: Sequence[str], rows: Iterable[Iterable[Any]], *, filename: str,
 ) -> StreamingHttpResponse:
     """A streamed CSV attachment `<filename>.csv` (a slug: it is not quoted further): UTF-8 with a BOM,
     the header, then the rows, read as the download goes."""
-    response = StreamingHttpResponse(_csv_chunks(header, rows, bom=True, repeats=repeats), content_type=CONTENT_TYPE)
+    response = StreamingHttpResponse(_csv_chunks(header, rows, bom=True), content_type=CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
     return response
 

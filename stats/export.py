@@ -11,8 +11,12 @@ from .tables import GamesTable, HeadToHeadTable
 EXPORT_MAX_ROWS = 100_000  # the games explorer's longest export; narrower filters give the rest
 CHUNK = 2_000
 
-# Published headers that name a column for the coach and again for the opponent: kept, since their readers go by position.
-REPEATED_HEADERS = {GamesTable: ("Number", "Race"), HeadToHeadTable: ("Number",)}
+# The page heads the opponent's columns "Number" and "Race" under "Opponent"; a CSV header names
+# each column once, so that it can be read by name.
+EXPORT_HEADERS = {
+    GamesTable: {"away_number": "Opponent number", "away_race": "Opponent race"},
+    HeadToHeadTable: {"opponent_number": "Opponent number"},
+}
 
 
 def _exported_columns(table):
@@ -20,8 +24,9 @@ def _exported_columns(table):
 
 
 def table_header(table) -> list[str]:
-    """The table's column headers, in its column order."""
-    return [str(column.header) for column in _exported_columns(table)]
+    """The table's column headers, in its column order (the opponent's named as such)."""
+    renamed = next((names for kind, names in EXPORT_HEADERS.items() if isinstance(table, kind)), {})
+    return [renamed.get(column.name, str(column.header)) for column in _exported_columns(table)]
 
 
 def table_body(table):
@@ -46,8 +51,7 @@ def _chunks(data):
 
 def csv_response(table, filename: str) -> StreamingHttpResponse:
     """The table streamed as the download `<filename>.csv`."""
-    repeats = next((names for kind, names in REPEATED_HEADERS.items() if isinstance(table, kind)), ())
-    return csv_download(table_header(table), table_body(table), filename=filename, repeats=repeats)
+    return csv_download(table_header(table), table_body(table), filename=filename)
 
 
 def rows_csv_response(rows, filename: str) -> StreamingHttpResponse:
