@@ -361,6 +361,19 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
     races = _races_by_slug(
         {p.race for p in participants} | {a.race for a in awards if a.race} | {r for g in games for _, _, r in g.coaches()}
     )
+    errors = _entry_errors(event, participants, rounds, games, awards, coaches)
+    if errors:
+        raise ValidationError(errors)
+    event.save()
+    _write_entry(event, participants, rounds, games, awards, coaches, races)
+    after = {**_event_fields(event), **_event_counts(event)}
+    changed_before, changed_after = _changed(before, after)
+    audit_record(actor=actor, action=Action.EVENT_UPDATE, obj=event, before=changed_before, after=changed_after)
+    return event
+
+
+def _entry_errors(event: Event, participants: list, rounds: list, games: list, awards: list, coaches: dict) -> list[str]:
+    """Every rule of an event's entry form broken, as messages naming the row (none: it may be saved)."""
     names = dict(Race.objects.values_list("slug", "name"))
     round_numbers = {r.number for r in rounds}
     errors = _validation_messages(check_rounds(rounds, start=event.start_date, end=event.end_date), "Round row")
@@ -372,9 +385,12 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
         "Game",
     )
     errors += _validation_messages(check_awards(awards, known_coaches=coaches), "Award row")
-    if errors:
-        raise ValidationError(errors)
-    event.save()
+    return errors
+
+
+def _write_entry(event: Event, participants: list, rounds: list, games: list, awards: list, coaches: dict, races: dict) -> None:
+    """Replace the event's participants, rounds, games and awards by the entry's (already checked).
+    A coach who played is registered with his first game's race unless the form registered him."""
     registered = {p.coach: p.race for p in participants}
     for game in sorted(games, key=lambda g: g.line):
         for _, number, race in game.coaches():
@@ -392,10 +408,6 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
     Award.objects.bulk_create(
         Award(event=event, category=a.category, coach=coaches[a.coach], race=races[a.race] if a.race else None) for a in awards
     )
-    after = {**_event_fields(event), **_event_counts(event)}
-    changed_before, changed_after = _changed(before, after)
-    audit_record(actor=actor, action=Action.EVENT_UPDATE, obj=event, before=changed_before, after=changed_after)
-    return event
 
 
 @transaction.atomic(durable=True)
