@@ -3,6 +3,7 @@
 Downloads stream, with a byte order mark first so that spreadsheets read accented names (Søren,
 Zoë) as UTF-8. Commands that print CSV for other programs write the mark only when asked.
 Figures arrive as text already formatted by `ratingsite.formatting`: a bare float or Decimal is refused.
+Text that a spreadsheet would run as a formula is written so that it shows as text.
 Apps call this module; it imports none of them.
 """
 from __future__ import annotations
@@ -40,12 +41,34 @@ def checked_header(names: Iterable[Any]) -> tuple[str, ...]:
     return header
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value) -> str:
     if value is None:
         return ""
     if isinstance(value, (float, Decimal)):
         raise TypeError(f"The figure {value!r} reached the CSV unformatted: format it with ratingsite.formatting first.")
-    return str(value)
+    return spreadsheet_text(str(value))
+
+
+def spreadsheet_text(text: str) -> str:
+    """The cell as a spreadsheet shows it, never run as a formula: text starting with = + - @, a tab
+    or a carriage return gets a leading apostrophe; numbers (-12.50, +3) and a lone "-" stay as they are."""
+    if not text.startswith(FORMULA_STARTS) or text in ("-", "+") or _is_number(text):
+        return text
+    return "'" + text
+
+
+def _is_number(text: str) -> bool:
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits[:1].isdigit() and not (digits[:1] == "." and digits[1:2].isdigit()):
+        return False  # float() also reads "inf", "nan" and surrounding blanks
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 class _Echo:
@@ -89,8 +112,3 @@ def csv_write(stream: TextStream, header: Sequence[str], rows: Iterable[Iterable
     for chunk in _csv_chunks(header, rows, bom=bom, line_end="\n"):
         stream.write(chunk)
 
-
-def spreadsheet_text(value) -> str:
-    """A cell a spreadsheet will show as text and not run as a formula (None is empty)."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

@@ -106,8 +106,17 @@ def test_a_command_writes_lines_ending_in_newline_and_the_byte_order_mark_only_w
 
 
 @pytest.mark.parametrize(("value", "cell"), [
-    ("=HYPERLINK(\"http://evil\")", "'=HYPERLINK(\"http://evil\")"), ("+31 6", "'+31 6"), ("-1", "'-1"), ("@me", "'@me"),
-    ("Anna", "Anna"), (2, "2"), (None, ""),
+    ('=HYPERLINK("http://evil")', '\'=HYPERLINK("http://evil")'), ("=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"),
+    ("+31 6", "'+31 6"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\rx", "'\rx"), ("-inf", "'-inf"), ("- 2", "'- 2"),
+    ("-1", "-1"), ("-12.50", "-12.50"), ("+3", "+3"), ("-.5", "-.5"), ("-", "-"), ("Anna", "Anna"), ("Zoë = Zoe", "Zoë = Zoe"),
 ])
-def test_spreadsheet_text_keeps_a_cell_from_running_as_a_formula(value, cell):
+def test_no_text_cell_runs_as_a_formula_and_numbers_stay_numbers(value, cell):
     assert spreadsheet_text(value) == cell
+
+
+def test_every_csv_neutralises_formulas_in_its_text_cells():
+    rows = [["=1+1", "-3.25", "-", 7, None]]
+    assert body(csv_download(["a", "b", "c", "d", "e"], rows, filename="x")).decode("utf-8-sig").splitlines()[1] == "'=1+1,-3.25,-,7,"
+    out = io.StringIO()
+    csv_write(out, ["a"], [["@evil"]])
+    assert out.getvalue() == "a\n'@evil\n"

@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from audit.models import AuditRecord
-from ratingsite.csv_export import csv_download, spreadsheet_text
+from ratingsite.csv_export import csv_download
 
 from . import services
 from .forms import CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm
@@ -218,7 +218,7 @@ def event_upload_template(request, pk: int):
     """The upload's header, followed by the games already entered (so a download can be edited and sent back)."""
     event = _event(request, pk)
     games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
-    rows = ([spreadsheet_text(value) for value in (
+    rows = ([value for value in (
         game.round.number, game.round.date.isoformat(),
         game.round.start_time.strftime("%H:%M") if game.round.start_time else "",
         game.home_coach.number, game.home_coach.name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
