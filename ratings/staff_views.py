@@ -6,16 +6,17 @@ audit record and queues the recalculation.
 import django_tables2 as tables
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django_tables2 import RequestConfig
 
+from ratings import selectors
 from ratings.filters import RunFilter
 from ratings.models import RatingSystem, RecalculationRun
 from ratings.services import rating_system_update, recalculation_rerun
 from ratings.staff_forms import RatingSystemForm
 from tournaments import permissions as perms
-from tournaments.models import Event, EventStatus
 from tournaments.organiser_views import _posted
 
 PER_PAGE = 50
@@ -36,28 +37,42 @@ class RunTable(tables.Table):
         return f"{value:.1f} s"
 
 
+def _system(pk: int) -> RatingSystem:
+    try:
+        return selectors.rating_system_get(pk=pk)
+    except RatingSystem.DoesNotExist:
+        raise Http404("There is no rating system with this number.") from None
+
+
+def _run(pk: int) -> RecalculationRun:
+    try:
+        return selectors.run_get(pk=pk)
+    except RecalculationRun.DoesNotExist:
+        raise Http404("There is no recalculation run with this number.") from None
+
+
 @perms.permission_required(perms.SANCTION_EVENTS)
 def index(request):
     return render(request, "staff/index.html", {
-        "submitted": Event.objects.filter(status=EventStatus.SUBMITTED).count(),
-        "runs": RecalculationRun.objects.select_related("system")[:5],
+        "submitted": selectors.submitted_event_count(),
+        "runs": selectors.recent_runs(limit=5),
     })
 
 
 @perms.permission_required(perms.CONFIGURE_SYSTEMS)
 def system_list(request):
-    return render(request, "staff/system_list.html", {"systems": RatingSystem.objects.prefetch_related("variants", "excluded_races")})
+    return render(request, "staff/system_list.html", {"systems": selectors.staff_systems()})
 
 
 @perms.permission_required(perms.CONFIGURE_SYSTEMS)
 @require_http_methods(["GET", "POST"])
 def system_edit(request, pk: int):
     """Parameters are checked by the engine's configuration; its message is shown as it is."""
-    system = get_object_or_404(RatingSystem, pk=pk)
+    system = _system(pk)
     form = RatingSystemForm.for_system(system, _posted(request))
     if request.method == "POST" and form.is_valid():
         try:
-            rating_system_update(system=RatingSystem.objects.get(pk=pk), actor=request.user, **form.cleaned_data)
+            rating_system_update(system=selectors.rating_system_get(pk=pk), actor=request.user, **form.cleaned_data)
         except ValidationError as error:
             if hasattr(error, "error_dict"):
                 for field, errors in error.error_dict.items():
@@ -72,7 +87,7 @@ def system_edit(request, pk: int):
 
 @perms.permission_required(perms.READ_RUNS)
 def run_list(request):
-    run_filter = RunFilter(request.GET, queryset=RecalculationRun.objects.select_related("system", "requested_by"))
+    run_filter = RunFilter(request.GET, queryset=selectors.run_list())
     table = RunTable(run_filter.qs)
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
     return render(request, "staff/run_list.html", {"filter": run_filter, "table": table})
@@ -80,14 +95,14 @@ def run_list(request):
 
 @perms.permission_required(perms.READ_RUNS)
 def run_detail(request, pk: int):
-    run = get_object_or_404(RecalculationRun.objects.select_related("system", "requested_by"), pk=pk)
+    run = _run(pk)
     return render(request, "staff/run_detail.html", {"run": run, "can_rerun": request.user.has_perm(perms.RERUN)})
 
 
 @perms.permission_required(perms.READ_RUNS, perms.RERUN)
 @require_POST
 def run_rerun(request, pk: int):
-    run = get_object_or_404(RecalculationRun.objects.select_related("system"), pk=pk)
+    run = _run(pk)
     rerun = recalculation_rerun(run=run, actor=request.user)
     messages.success(request, f"Run {rerun.pk} is queued: {run.system.name} from {run.from_date or 'the first game'}.")
     return redirect("staff_run_detail", rerun.pk)

@@ -8,7 +8,7 @@ import math
 from collections import defaultdict
 
 from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django_countries import countries
@@ -20,7 +20,7 @@ from ratings.calculator_forms import CalculatorForm
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, EventFilter, RankingFilter
-from ratings.models import Method, RatingList, RatingSystem
+from ratings.models import Method, RatingSystem
 from ratings.tables import (
     CoachEventTable,
     EventTable,
@@ -34,7 +34,8 @@ from ratings.tables import (
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import rating_places
-from tournaments.models import Coach, Event, EventStatus, Variant
+from tournaments.models import Coach, Event
+from tournaments.selectors import coach_get
 
 PER_PAGE = 50
 EXPORT_FORMATS = {"csv"}
@@ -46,6 +47,13 @@ def _system(slug: str, systems: list[RatingSystem] | None = None) -> RatingSyste
     if found is None:
         raise Http404(f"There is no rating system “{slug}”.")
     return found
+
+
+def _coach(number: int) -> Coach:
+    try:
+        return coach_get(number=number)
+    except Coach.DoesNotExist:
+        raise Http404(f"There is no coach with federation number {number}.") from None
 
 
 def _query_without(request, *names: str) -> str:
@@ -140,7 +148,7 @@ def _ranking_caption(system, rating_list, filterset) -> str:
 
 def coach_detail(request, number: int):
     """A coach's ratings in every system, record per race, history chart, events and awards."""
-    coach = get_object_or_404(Coach, number=number)
+    coach = _coach(number)
     systems = selectors.public_systems()
     slug = request.GET.get("system") or (systems[0].slug if systems else "")
     system = next((s for s in systems if s.slug == slug), None)
@@ -198,7 +206,7 @@ def breakdown(request, number: int, system: str):
     """How a coach's rating in one system, race and variant was computed, KNSB rating-viewer style."""
     systems = selectors.public_systems()
     system = _system(system, systems)
-    coach = get_object_or_404(Coach, number=number)
+    coach = _coach(number)
     form = BreakdownForm(request.GET)
     keys = selectors.coach_keys(coach, system)
     context = {
@@ -258,7 +266,7 @@ def event_list(request):
 def event_detail(request, pk: int):
     """An event: standings with Wt, Σ(W − We) and rating change in a chosen system, rounds, awards, map pin."""
     try:
-        event = Event.objects.select_related("variant").exclude(status=EventStatus.DRAFT).get(pk=pk)
+        event = selectors.public_event_get(pk=pk)
     except Event.DoesNotExist:
         raise Http404("There is no public event with this number.") from None
     systems = selectors.public_systems()
@@ -303,7 +311,7 @@ def rating_lists(request, system: str):
     """The monthly lists of one system, newest first."""
     system = _system(system)
     table = RatingListTable(
-        RatingList.objects.filter(system=system).order_by("-date"), system=system,
+        selectors.rating_lists_of(system=system), system=system,
         caption=f"{system.name}: monthly rating lists, newest first",
     )
     RequestConfig(request, paginate={"per_page": 24}).configure(table)
@@ -318,7 +326,7 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
         raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
     variant = None
     slug = request.GET.get("variant")
-    variants = list(Variant.objects.order_by("name"))
+    variants = selectors.variants_by_name()
     error = None
     if slug:
         variant = next((v for v in variants if v.slug == slug), None)

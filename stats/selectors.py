@@ -7,7 +7,7 @@ from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, Sum, 
 from django.db.models.functions import Cast
 
 from ratingsite import formatting
-from tournaments.models import Award, Coach, Game, GameSide, Race
+from tournaments.models import Award, Coach, Game, GameSide, Race, Variant
 
 from .filters import Filters
 from .geo import COUNTRY_POINTS
@@ -45,6 +45,16 @@ def _side_totals() -> dict:
 def _coach_sides(filters: Filters) -> QuerySet:
     """The sides (with an opponent) of the filtered coach, for the pages a coach narrows to a few rows."""
     return GameSide.objects.filter(filters.event_q(), coach=filters.coach, opponent__isnull=False).order_by()
+
+
+def event_totals() -> dict:
+    """The games and events the summaries count: {"games": ..., "events": ...}."""
+    return EventSummary.objects.aggregate(games=Sum("games"), events=Count("id"))
+
+
+def rank_subjects(*, race_slug: str | None, variant_slug: str) -> tuple[Race | None, Variant]:
+    """The race (None for a system rated across races) and variant a rank history is kept for."""
+    return (Race.objects.get(slug=race_slug) if race_slug else None), Variant.objects.get(slug=variant_slug)
 
 
 def last_refresh() -> SummaryRefresh | None:

@@ -8,7 +8,6 @@ from functools import wraps
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Sum
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -16,13 +15,11 @@ from django_tables2 import RequestConfig
 
 from ratings import selectors as ratings_selectors
 from ratingsite import charts, formatting
-from tournaments.models import Race, Variant
 
 from . import selectors
 from .export import EXPORT_MAX_ROWS, csv_response, rows_csv_response
 from .filters import Filters, StatsFilter
 from .forms import HeadToHeadForm, RankOverTimeForm
-from .models import EventSummary
 from .tables import (
     AwardCategoryTable,
     AwardCoachTable,
@@ -127,8 +124,7 @@ def _paginate(request, table, per_page: int = PER_PAGE, *, count: int | None = N
 
 
 def index(request):
-    totals = EventSummary.objects.aggregate(games=Sum("games"), events=Count("id"))
-    return _page(request, "stats/index.html", {"title": "Statistics", "totals": totals})
+    return _page(request, "stats/index.html", {"title": "Statistics", "totals": selectors.event_totals()})
 
 
 @canonical_query
@@ -204,8 +200,7 @@ def rank_over_time(request):
     ])
     if chosen is None:
         return _page(request, "stats/rank_over_time.html", context)
-    race = Race.objects.get(slug=chosen["race__slug"]) if chosen["race__slug"] else None
-    variant = Variant.objects.get(slug=chosen["variant__slug"])
+    race, variant = selectors.rank_subjects(race_slug=chosen["race__slug"], variant_slug=chosen["variant__slug"])
     history = list(ratings_selectors.rank_history(coach=coach, system=system, race=race, variant=variant))
     table = RankHistoryTable(history, places=formatting.rating_places(system.method))
     if response := _export(request, {"history": table}, "rank-over-time"):

@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 
+from . import selectors
 from .models import Coach, Event, GameKind, Race, Side
 from .uploads import (
     MAX_CASUALTIES,
@@ -257,9 +258,9 @@ class EventEntry:
             for i, f in _kept(self.awards)
         ]
         numbers = {p.coach for p in participants} | {a.coach for a in awards} | {n for g in games for _, n, _ in g.coaches()}
-        known = set(Coach.objects.filter(number__in=numbers).values_list("number", flat=True))
+        known = selectors.coach_numbers_known(numbers=numbers)
         self.unknown_numbers = sorted(numbers - known)
-        names = dict(Race.objects.values_list("slug", "name"))
+        names = selectors.race_names()
         participant_errors, race_errors = check_participants(participants, games, known_coaches=known, race_names=names)
         _attach(self.participants, participant_errors)
         _attach(self.rounds, check_rounds(rounds, start=start, end=end))

@@ -8,23 +8,27 @@ import hashlib
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from audit.models import AuditRecord
+from audit.selectors import last_rejection
 from ratingsite.csv_export import csv_download
 
-from . import services
+from . import selectors, services
 from .forms import CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm
-from .models import Coach, Event, Race
-from .permissions import CREATE_COACHES, ENTER_EVENTS, events_for, permission_required
-from .uploads import COLUMN_NAMES, COLUMNS, RaceRef, Upload, parse_results, race_lookup
+from .models import Event
+from .permissions import CREATE_COACHES, ENTER_EVENTS, permission_required
+from .uploads import COLUMN_NAMES, COLUMNS, Upload, parse_results, race_lookup
 
 
 def _event(request, pk: int) -> Event:
-    return get_object_or_404(events_for(request.user), pk=pk)
+    try:
+        return selectors.organiser_event_get(user=request.user, pk=pk)
+    except Event.DoesNotExist:
+        raise Http404("There is no event with this number among yours.") from None
 
 
 def _posted(request):
@@ -40,8 +44,7 @@ def _error_messages(error: ValidationError) -> list[str]:
 
 @permission_required(ENTER_EVENTS)
 def event_list(request):
-    events = Event.objects.filter(organiser=request.user).select_related("variant").order_by("-start_date", "name")
-    page = Paginator(events, 50).get_page(request.GET.get("page"))
+    page = Paginator(selectors.organiser_events(organiser=request.user), 50).get_page(request.GET.get("page"))
     return render(request, "organiser/event_list.html", {"page": page})
 
 
@@ -63,15 +66,11 @@ def event_new(request):
 @permission_required(ENTER_EVENTS)
 def event_detail(request, pk: int):
     event = _event(request, pk)
-    games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
-    rejection = (
-        AuditRecord.objects.filter(object_type="event", object_id=str(event.pk), action="event.reject").order_by("-at", "-id").first()
-        if event.status == "rejected" else None
-    )
     return render(request, "organiser/event_detail.html", {
-        "event": event, "games": games, "rejection": rejection,
-        "participants": event.participants.select_related("coach", "race"),
-        "awards": event.awards.select_related("coach", "race"),
+        "event": event, "games": selectors.event_games(event=event),
+        "rejection": last_rejection(event=event) if event.status == "rejected" else None,
+        "participants": selectors.event_participants(event=event),
+        "awards": selectors.event_awards(event=event),
         "editable": event.status in services.EDITABLE_STATUSES,
     })
 
@@ -87,7 +86,7 @@ def event_edit(request, pk: int):
     event = _event(request, pk)
     if event.status not in services.EDITABLE_STATUSES:
         return _not_editable(request, event)
-    entry = EventEntry(_posted(request), event=Event.objects.get(pk=event.pk))
+    entry = EventEntry(_posted(request), event=selectors.event_get(pk=event.pk))
     problems = []
     if request.method == "POST" and entry.is_valid():
         try:
@@ -107,10 +106,9 @@ def _session_key(event: Event) -> str:
 
 
 def _parse(event: Event, data: bytes) -> Upload:
-    races = race_lookup(RaceRef(slug, name, ranked) for slug, name, ranked in Race.objects.values_list("slug", "name", "ranked"))
     return parse_results(
-        data, races=races, start=event.start_date, end=event.end_date,
-        find_coaches=lambda numbers: set(Coach.objects.filter(number__in=numbers).values_list("number", flat=True)),
+        data, races=race_lookup(selectors.race_refs()), start=event.start_date, end=event.end_date,
+        find_coaches=lambda numbers: selectors.coach_numbers_known(numbers=numbers),
     )
 
 
@@ -118,7 +116,7 @@ def _upload_page(request, event: Event, *, form=None, upload: Upload | None = No
     context = {
         "event": event, "form": form or UploadForm(), "columns": COLUMNS, "upload": upload, "file_name": file_name,
         "problems": problems, "example": ",".join(c.example for c in COLUMNS),
-        "header": ",".join(COLUMN_NAMES), "replaced": event.games.count(),
+        "header": ",".join(COLUMN_NAMES), "replaced": selectors.event_game_count(event=event),
     }
     if upload is not None:
         if upload.unknown_coaches:
@@ -127,10 +125,8 @@ def _upload_page(request, event: Event, *, form=None, upload: Upload | None = No
             )
         if upload.is_valid:
             context["confirm"] = ConfirmForm(initial={"digest": request.session[_session_key(event)]["digest"]})
-            coaches = dict(
-                Coach.objects.filter(number__in={n for g in upload.games for _, n, _ in g.coaches()}).values_list("number", "name")
-            )
-            races = dict(Race.objects.values_list("slug", "name"))
+            coaches = selectors.coach_names(numbers={n for g in upload.games for _, n, _ in g.coaches()})
+            races = selectors.race_names()
             context["preview"] = [
                 {"game": game, "home_name": coaches.get(game.home_coach, ""), "away_name": coaches.get(game.away_coach, ""),
                  "home_race": races.get(game.home_race, game.home_race), "away_race": races.get(game.away_race, "")}
@@ -217,7 +213,6 @@ def _create_coaches(request) -> int:
 def event_upload_template(request, pk: int):
     """The upload's header, followed by the games already entered (so a download can be edited and sent back)."""
     event = _event(request, pk)
-    games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
     rows = ([value for value in (
         game.round.number, game.round.date.isoformat(),
         game.round.start_time.strftime("%H:%M") if game.round.start_time else "",
@@ -225,7 +220,7 @@ def event_upload_template(request, pk: int):
         game.away_coach.number if game.away_coach_id else "", game.away_coach.name if game.away_coach_id else "",
         game.away_race.name if game.away_race_id else "", game.home_casualties, game.away_casualties,
         game.conceded_by or "", game.kind,
-    )] for game in games)
+    )] for game in selectors.event_games(event=event))
     return csv_download(COLUMN_NAMES, rows, filename=f"results-event-{event.pk}")
 
 
@@ -242,10 +237,7 @@ def event_submit(request, pk: int):
         else:
             messages.success(request, f"{event.name} is submitted: staff will sanction it or tell you what to correct.")
             return redirect("organiser_event_detail", event.pk)
-    return render(request, "organiser/event_submit.html", {
-        "event": event, "problems": problems, "games": event.games.count(), "rounds": event.rounds.count(),
-        "participants": event.participants.count(),
-    })
+    return render(request, "organiser/event_submit.html", {"event": event, "problems": problems, **selectors.event_counts(event=event)})
 
 
 @permission_required(CREATE_COACHES)

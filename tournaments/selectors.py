@@ -1,7 +1,12 @@
 """Reads of the federation's record."""
-from django.db.models import Count, Max, Min
+from collections.abc import Iterable
 
-from .models import Coach, Event, EventStatus, Game
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Max, Min, Q, QuerySet
+
+from .models import Award, Coach, Event, EventStatus, Game, GameSide, Participant, Race
+from .permissions import events_for
+from .uploads import RaceRef
 
 
 def federation_counts() -> dict:
@@ -25,3 +30,108 @@ def recent_events(*, limit: int = 10):
         .select_related("variant")
         .order_by("-end_date", "-id")[:limit]
     )
+
+
+# --- events ---------------------------------------------------------------------------------------
+
+
+def event_get(*, pk: int) -> Event:
+    """The event of that id, with its variant and organiser; raises Event.DoesNotExist."""
+    return Event.objects.select_related("variant", "organiser").get(pk=pk)
+
+
+def organiser_event_get(*, user, pk: int) -> Event:
+    """The event of that id among the ones `user` may open in the organiser pages (his own; staff:
+    any); raises Event.DoesNotExist for any other."""
+    return events_for(user).get(pk=pk)
+
+
+def organiser_events(*, organiser) -> QuerySet[Event]:
+    """The events this user organises, newest first."""
+    return Event.objects.filter(organiser=organiser).select_related("variant").order_by("-start_date", "name")
+
+
+def event_queue() -> QuerySet[Event]:
+    """Every event with its game count, oldest first: the staff queue filters it by status."""
+    return Event.objects.select_related("variant", "organiser").annotate(game_count=Count("games")).order_by("start_date", "name")
+
+
+def event_games(*, event: Event) -> QuerySet[Game]:
+    """The event's games with their round, coaches and races, round by round."""
+    return event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
+
+
+def event_participants(*, event: Event) -> QuerySet[Participant]:
+    return event.participants.select_related("coach", "race")
+
+
+def event_awards(*, event: Event) -> QuerySet[Award]:
+    return event.awards.select_related("coach", "race")
+
+
+def event_game_count(*, event: Event) -> int:
+    return event.games.count()
+
+
+def event_counts(*, event: Event) -> dict[str, int]:
+    """How many games, rounds and participants the event holds."""
+    return {"games": event.games.count(), "rounds": event.rounds.count(), "participants": event.participants.count()}
+
+
+def game_get(*, event: Event, pk: int) -> Game:
+    """The game of that id in this event; raises Game.DoesNotExist for a game of another event."""
+    return Game.objects.get(pk=pk, event=event)
+
+
+# --- coaches and races ----------------------------------------------------------------------------
+
+
+def coach_get(*, number: int) -> Coach:
+    """The coach of that federation number; raises Coach.DoesNotExist."""
+    return Coach.objects.get(number=number)
+
+
+def coach_numbers_known(*, numbers: Iterable[int]) -> set[int]:
+    """Those of `numbers` that belong to a coach of the federation."""
+    return set(Coach.objects.filter(number__in=numbers).values_list("number", flat=True))
+
+
+def coach_names(*, numbers: Iterable[int]) -> dict[int, str]:
+    """The name of each known coach among `numbers`, by federation number."""
+    return dict(Coach.objects.filter(number__in=numbers).values_list("number", "name"))
+
+
+def coach_counts(*, coach: Coach) -> dict[str, int]:
+    """What a coach's record holds: game sides, participations and awards."""
+    return {
+        "games": GameSide.objects.filter(coach=coach).count(),
+        "participations": coach.participations.count(),
+        "awards": coach.awards.count(),
+    }
+
+
+def race_names() -> dict[str, str]:
+    """Every race's name, by slug."""
+    return dict(Race.objects.values_list("slug", "name"))
+
+
+def race_refs() -> list[RaceRef]:
+    """Every race as the results upload reads it."""
+    return [RaceRef(slug, name, ranked) for slug, name, ranked in Race.objects.values_list("slug", "name", "ranked")]
+
+
+# --- members --------------------------------------------------------------------------------------
+
+
+def member_list(*, query: str = "") -> QuerySet:
+    """The accounts with their coach and roles, by user name; `query` keeps those whose user name,
+    e-mail or coach name contains it."""
+    users = get_user_model().objects.select_related("coach").prefetch_related("groups").order_by("username")
+    if query:
+        users = users.filter(Q(username__icontains=query) | Q(email__icontains=query) | Q(coach__name__icontains=query))
+    return users
+
+
+def member_get(*, pk: int):
+    """The account of that id, with its coach; raises the user model's DoesNotExist."""
+    return get_user_model().objects.select_related("coach").get(pk=pk)

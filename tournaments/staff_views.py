@@ -8,16 +8,17 @@ import django_tables2 as tables
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
 from django_tables2 import RequestConfig
 
 from audit.models import AuditRecord
+from audit.selectors import audit_records, audit_records_for
 
 from . import permissions as perms
-from . import services
+from . import selectors, services
 from .filters import AuditFilter, EventQueueFilter
 from .forms import (
     CoachMergeForm,
@@ -26,7 +27,7 @@ from .forms import (
     RejectForm,
     SanctionForm,
 )
-from .models import Event, EventStatus, Game, GameSide
+from .models import Event, EventStatus, Game
 from .organiser_views import _error_messages, _posted
 
 User = get_user_model()
@@ -106,24 +107,25 @@ def event_queue(request):
     """Submitted events by default; the status filter shows the others."""
     data = request.GET.copy()
     data.setdefault("status", EventStatus.SUBMITTED)
-    events = Event.objects.select_related("variant", "organiser").annotate(game_count=Count("games")).order_by("start_date", "name")
-    event_filter = EventQueueFilter(data, queryset=events)
+    event_filter = EventQueueFilter(data, queryset=selectors.event_queue())
     table = EventQueueTable(event_filter.qs)
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
     return render(request, "staff/event_queue.html", {"filter": event_filter, "table": table})
 
 
-def _event_audit(event: Event):
-    return AuditRecord.objects.filter(object_type="event", object_id=str(event.pk)).select_related("actor")
+def _event(pk: int) -> Event:
+    try:
+        return selectors.event_get(pk=pk)
+    except Event.DoesNotExist:
+        raise Http404("There is no event with this number.") from None
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)
 def event_review(request, pk: int, *, sanction_form=None, reject_form=None, problems=()):
-    event = get_object_or_404(Event.objects.select_related("variant", "organiser"), pk=pk)
-    games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
+    event = _event(pk)
     return render(request, "staff/event_review.html", {
-        "event": event, "games": games, "participants": event.participants.select_related("coach", "race"),
-        "awards": event.awards.select_related("coach", "race"), "history": _event_audit(event),
+        "event": event, "games": selectors.event_games(event=event), "participants": selectors.event_participants(event=event),
+        "awards": selectors.event_awards(event=event), "history": audit_records_for(obj=event),
         "sanction_form": sanction_form or SanctionForm(), "reject_form": reject_form or RejectForm(),
         "problems": problems,
     })
@@ -132,7 +134,7 @@ def event_review(request, pk: int, *, sanction_form=None, reject_form=None, prob
 @perms.permission_required(perms.SANCTION_EVENTS)
 @require_POST
 def event_sanction(request, pk: int):
-    event = get_object_or_404(Event, pk=pk)
+    event = _event(pk)
     form = SanctionForm(request.POST)
     if not form.is_valid():
         return event_review(request, pk, sanction_form=form)
@@ -147,7 +149,7 @@ def event_sanction(request, pk: int):
 @perms.permission_required(perms.SANCTION_EVENTS)
 @require_POST
 def event_reject(request, pk: int):
-    event = get_object_or_404(Event, pk=pk)
+    event = _event(pk)
     form = RejectForm(request.POST)
     if not form.is_valid():
         return event_review(request, pk, reject_form=form)
@@ -163,13 +165,16 @@ def event_reject(request, pk: int):
 @require_http_methods(["GET", "POST"])
 def event_correct(request, pk: int):
     """One form per game; saving one corrects that game (and recalculates, for a sanctioned event)."""
-    event = get_object_or_404(Event.objects.select_related("variant"), pk=pk)
-    games = list(event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id"))
+    event = _event(pk)
+    games = list(selectors.event_games(event=event))
     bound, problems = None, []
     if request.method == "POST":
         bound = GameCorrectionForm(request.POST)
         if bound.is_valid():
-            game = get_object_or_404(Game, pk=bound.cleaned_data["game"], event=event)
+            try:
+                game = selectors.game_get(event=event, pk=bound.cleaned_data["game"])
+            except Game.DoesNotExist:
+                raise Http404("There is no game with this number in this event.") from None
             try:
                 services.game_correct(game=game, actor=request.user, note=bound.cleaned_data["note"], **bound.changes())
             except ValidationError as error:
@@ -212,20 +217,17 @@ def coach_merge(request):
             else:
                 messages.success(request, f"Coach {duplicate.number} is merged into {keep}; the ratings are recalculated.")
                 return redirect("staff_coach_merge")
-        preview = [
-            (label, coach, GameSide.objects.filter(coach=coach).count(), coach.participations.count(), coach.awards.count())
-            for label, coach in (("Keep", keep), ("Fold in and delete", duplicate))
-        ]
+        preview = []
+        for label, coach in (("Keep", keep), ("Fold in and delete", duplicate)):
+            counts = selectors.coach_counts(coach=coach)
+            preview.append((label, coach, counts["games"], counts["participations"], counts["awards"]))
     return render(request, "staff/coach_merge.html", {"form": form, "preview": preview})
 
 
 @perms.permission_required(perms.LINK_ACCOUNTS, "auth.view_user")
 def member_list(request):
     query = request.GET.get("q", "").strip()
-    users = User.objects.select_related("coach").prefetch_related("groups").order_by("username")
-    if query:
-        users = users.filter(Q(username__icontains=query) | Q(email__icontains=query) | Q(coach__name__icontains=query))
-    table = MemberTable(users)
+    table = MemberTable(selectors.member_list(query=query))
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
     return render(request, "staff/member_list.html", {"table": table, "q": query})
 
@@ -233,7 +235,10 @@ def member_list(request):
 @perms.permission_required(perms.LINK_ACCOUNTS, "auth.view_user")
 @require_http_methods(["GET", "POST"])
 def member_link(request, pk: int):
-    member = get_object_or_404(User.objects.select_related("coach"), pk=pk)
+    try:
+        member = selectors.member_get(pk=pk)
+    except User.DoesNotExist:
+        raise Http404("There is no account with this number.") from None
     current = getattr(member, "coach", None)
     form = LinkCoachForm(_posted(request), initial={"coach": current.number if current else None})
     if request.method == "POST" and form.is_valid():
@@ -253,7 +258,7 @@ def member_link(request, pk: int):
 
 @perms.permission_required(perms.READ_AUDIT)
 def audit_log(request):
-    audit_filter = AuditFilter(request.GET, queryset=AuditRecord.objects.select_related("actor"))
+    audit_filter = AuditFilter(request.GET, queryset=audit_records())
     table = AuditTable(audit_filter.qs)
     RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
     return render(request, "staff/audit_log.html", {"filter": audit_filter, "table": table})

@@ -1,5 +1,6 @@
 """Reads for the ratings: `history` (the game stream the engines read, checkpoints, exports, the
-list reads of the statistics) and `pages` (every figure of the public pages, from stored rows).
+list reads of the statistics), `pages` (every figure of the public pages, from stored rows) and
+`staff` (the staff home, rating-system settings and recalculation runs).
 
 Callers use `from ratings import selectors`.
 """
@@ -49,11 +50,22 @@ from ratings.selectors.pages import (
     list_starters,
     period_name,
     period_title,
+    public_event_get,
     public_events,
     public_systems,
     ranking_current,
     ranking_of_list,
     rating_list_on,
+    rating_lists_of,
+    variants_by_name,
+)
+from ratings.selectors.staff import (
+    rating_system_get,
+    recent_runs,
+    run_get,
+    run_list,
+    staff_systems,
+    submitted_event_count,
 )
 
 __all__ = [
@@ -94,6 +106,7 @@ __all__ = [
     "naive_utc",
     "period_name",
     "period_title",
+    "public_event_get",
     "public_events",
     "public_systems",
     "rank_history",
@@ -101,8 +114,16 @@ __all__ = [
     "ranking_of_list",
     "rating_keys",
     "rating_list_on",
+    "rating_lists_of",
+    "rating_system_get",
+    "recent_runs",
     "replay_as_of",
     "resume_date",
     "resume_point",
     "run_covering",
+    "run_get",
+    "run_list",
+    "staff_systems",
+    "submitted_event_count",
+    "variants_by_name",
 ]

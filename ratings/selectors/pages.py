@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from django.db import connection
-from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.expressions import RawSQL
 
 from ratings.engines import glicko, naf_elo
@@ -77,6 +77,11 @@ def ranking_of_list(rating_list: RatingList):
 def rating_list_on(system: RatingSystem, year: int, month: int) -> RatingList | None:
     """The stored list of a system dated the 1st of that month, if there is one."""
     return RatingList.objects.filter(system=system, date=dt.date(year, month, 1)).first()
+
+
+def rating_lists_of(*, system: RatingSystem) -> QuerySet[RatingList]:
+    """The stored monthly lists of a system, newest first."""
+    return RatingList.objects.filter(system=system).order_by("-date")
 
 
 def latest_list_dates(systems: list[RatingSystem]) -> dict:
@@ -465,6 +470,11 @@ def public_events():
     )
 
 
+def public_event_get(*, pk: int) -> Event:
+    """The public event (any but a draft) of that id, with its variant; raises Event.DoesNotExist."""
+    return Event.objects.select_related("variant").exclude(status=EventStatus.DRAFT).get(pk=pk)
+
+
 def event_years() -> list[int]:
     """The years with public events, newest first."""
     return sorted(
@@ -646,6 +656,11 @@ def event_awards(event: Event) -> list[Award]:
 
 
 # --- rating lists ---------------------------------------------------------------------------------
+
+
+def variants_by_name() -> list[Variant]:
+    """Every variant, by name: the choices of a list's variant filter."""
+    return list(Variant.objects.order_by("name"))
 
 
 def list_neighbours(rating_list: RatingList) -> tuple[RatingList | None, RatingList | None]:
