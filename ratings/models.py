@@ -83,6 +83,8 @@ class RecalculationRun(models.Model):
     log = models.TextField(blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # the outbox: a queued run whose message has not reached the broker yet has none
+    enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -47,3 +47,9 @@ def refresh_daily() -> int:
     systems = [s for s in RatingSystem.objects.filter(active=True, method="glicko", per_race=False)
                if not pending.filter(system=s).exists()]
     return _schedule(systems, since=previous_month(today), reason=f"daily refresh {today:%Y-%m-%d}")
+
+
+@shared_task
+def dispatch_queued_runs() -> int:
+    """Every minute: send the queued runs whose message a broker outage kept from going out."""
+    return len(services.recalculation_dispatch())

@@ -57,3 +57,22 @@ def test_production_passes_the_deployment_checks_without_warnings():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_a_lost_worker_hands_its_task_back_and_redis_redelivers_only_after_the_longest_run():
+    result = settings_in_subprocess(
+        "ratingsite.settings.base", {"RECALCULATION_TIME_LIMIT": "1200"},
+        "settings.CELERY_TASK_ACKS_LATE, settings.CELERY_TASK_REJECT_ON_WORKER_LOST, "
+        "settings.CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout'], settings.CELERY_BROKER_TRANSPORT_OPTIONS['socket_timeout']",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True True 1500 2"
+
+
+def test_an_entry_form_of_a_large_event_fits_and_a_kept_connection_is_checked_first():
+    result = settings_in_subprocess(
+        "ratingsite.settings.base", {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/federation"},
+        "settings.DATA_UPLOAD_MAX_NUMBER_FIELDS, settings.DATABASES['default']['CONN_HEALTH_CHECKS']",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "10000 True"

@@ -13,6 +13,7 @@ from ratings.services.execution import (
 from ratings.services.requests import (
     RECALCULATE_TASK,
     rating_system_update,
+    recalculation_dispatch,
     recalculation_enqueue,
     recalculation_request,
     recalculation_request_all,
@@ -25,6 +26,7 @@ __all__ = [
     "checkpoint_dates",
     "complete_list",
     "rating_system_update",
+    "recalculation_dispatch",
     "recalculation_enqueue",
     "recalculation_execute",
     "recalculation_execute_many",

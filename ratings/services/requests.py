@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from celery import group, signature
 from django.db import transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from audit.models import Action
 from audit.services import audit_record
@@ -12,37 +15,65 @@ from ratings.configuration import build_config
 from ratings.models import (
     RatingSystem,
     RecalculationRun,
+    RunStatus,
     Trigger,
 )
 
 RECALCULATE_TASK = "ratings.tasks.recalculate"
+# a broker that is down, refuses or hangs (its calls time out: settings' broker options)
+BROKER_ERRORS = (BrokerUnavailable, ConnectionError, TimeoutError)
+
+logger = logging.getLogger(__name__)
 
 
 def recalculation_request(
     *, system: RatingSystem, trigger: str, since: dt.date | None = None, reason: str = "", requested_by=None,
     enqueue: bool = True,
 ) -> RecalculationRun:
-    """Record a queued run and, with `enqueue`, hand it to the worker once the transaction commits."""
-    run = RecalculationRun.objects.create(
-        system=system, trigger=trigger, from_date=since, reason=reason[:300],
-        requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None,
-    )
+    """Record a queued run and, with `enqueue`, hand it to the worker once the transaction commits
+    (without, the caller carries it out)."""
+    run = _queued_run(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by, outbox=enqueue)
     if enqueue:
         transaction.on_commit(lambda: recalculation_enqueue(run_ids=[run.pk]))
     return run
 
 
-def recalculation_enqueue(*, run_ids: list[int]) -> None:
-    """Hand queued runs to the workers: one task per run, several as one Celery group, so that they
-    spread over every worker on every machine (in process, one after the other, without a broker).
+def _queued_run(*, system: RatingSystem, trigger: str, since, reason: str, requested_by, outbox: bool) -> RecalculationRun:
+    return RecalculationRun.objects.create(
+        system=system, trigger=trigger, from_date=since, reason=reason[:300],
+        requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None,
+        enqueued_at=None if outbox else timezone.now(),  # in the outbox until its message goes out
+    )
 
-    By the task's name: the tasks module calls these services, and a task is registered by the
-    time a run is asked for (the Celery app discovers them)."""
-    tasks = [signature(RECALCULATE_TASK, args=(run_id,)) for run_id in run_ids]
-    if len(tasks) == 1:
-        tasks[0].apply_async()
-    elif tasks:
-        group(tasks).apply_async()
+
+def recalculation_enqueue(*, run_ids: list[int]) -> list[int]:
+    """Hand queued runs to the workers, with every queued run whose message did not go out before:
+    one task per run, several as one Celery group, so that they spread over every worker on every
+    machine (in process, one after the other, without a broker). Returns the runs sent.
+
+    Queued runs are the outbox: a run records when its message went out, and one that could not
+    go (the broker down or hung) stays queued for the dispatcher, with nothing lost and no error
+    for the person who asked. By the task's name: the tasks module calls these services."""
+    unsent = RecalculationRun.objects.filter(status=RunStatus.QUEUED, enqueued_at=None).exclude(pk__in=run_ids)
+    ids = [*run_ids, *unsent.order_by("pk").values_list("pk", flat=True)]
+    if not ids:
+        return []
+    tasks = [signature(RECALCULATE_TASK, args=(run_id,)) for run_id in ids]
+    try:
+        (tasks[0] if len(tasks) == 1 else group(tasks)).apply_async()
+    except BROKER_ERRORS as error:
+        logger.warning("runs %s stay queued, the broker did not take them (%s): the dispatcher sends them", ids, error)
+        return []
+    RecalculationRun.objects.filter(pk__in=ids, enqueued_at=None).update(enqueued_at=timezone.now())
+    return ids
+
+
+def recalculation_dispatch(*, settled: dt.timedelta = dt.timedelta(seconds=30)) -> list[int]:
+    """Send every queued run whose message did not go out (a broker outage), once it has been queued
+    for `settled` (a younger one may still be waiting for its transaction to commit)."""
+    owed = RecalculationRun.objects.filter(status=RunStatus.QUEUED, enqueued_at=None, created_at__lt=timezone.now() - settled)
+    run_ids = list(owed.order_by("pk").values_list("pk", flat=True))
+    return recalculation_enqueue(run_ids=run_ids) if run_ids else []
 
 
 def recalculation_request_all(
@@ -50,7 +81,7 @@ def recalculation_request_all(
 ) -> list[RecalculationRun]:
     """One queued run for every active system, as one group of tasks: a change to the record affects them all."""
     runs = [
-        recalculation_request(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by, enqueue=False)
+        _queued_run(system=system, trigger=trigger, since=since, reason=reason, requested_by=requested_by, outbox=True)
         for system in RatingSystem.objects.filter(active=True)
     ]
     transaction.on_commit(lambda: recalculation_enqueue(run_ids=[run.pk for run in runs]))

@@ -88,6 +88,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;"
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+# a connection kept from an earlier request is checked first: a database restart costs no 500
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# a 64-coach, 7-round event's entry form posts some 3,200 fields (Django's default refuses 1,000)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -134,6 +138,17 @@ COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]
 # A recalculation task that runs longer is stopped (its transaction rolls back, the previous
 # rankings stay and the run is recorded as failed), so a wedged run cannot hold its system's lock.
 RECALCULATION_TIME_LIMIT = int(os.environ.get("RECALCULATION_TIME_LIMIT", "3600"))
+
+# A worker whose process is killed hands its task back (acks late, rejected on loss), and Redis
+# redelivers an unacknowledged one only after the longest a run may take, never during it.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Broker calls give up quickly: a queued run whose message could not go out is sent again by the
+# dispatcher, so the person who asked never waits on a broker that is down or hung.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": RECALCULATION_TIME_LIMIT + 300, "socket_timeout": 2, "socket_connect_timeout": 2,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 # Runs go on in forked processes and Celery workers: every line names its process.
 LOGGING = {

@@ -1,0 +1,130 @@
+"""Queued runs are the outbox: a broker outage loses no recalculation and fails no request."""
+import datetime as dt
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from ratings import services
+from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.services import requests
+from ratings.tasks import dispatch_queued_runs
+from ratingsite.celery import app as celery_app
+
+pytestmark = pytest.mark.django_db
+
+
+class Broker:
+    """Stands in for the broker: takes messages (their run ids) while up, refuses them while down."""
+
+    def __init__(self, monkeypatch):
+        self.up, self.sent = True, []
+        broker = self
+
+        class Sent:
+            def __init__(self, tasks):
+                self.tasks = list(tasks)
+
+            def apply_async(self):
+                if not broker.up:
+                    raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+                broker.sent.append([task.args[0] for task in self.tasks])
+
+        monkeypatch.setattr(requests, "group", Sent)
+        monkeypatch.setattr(requests, "signature", lambda name, args: type("One", (), {
+            "args": args, "apply_async": lambda self: Sent([self]).apply_async()})())
+
+
+def request_all(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        return services.recalculation_request_all(trigger=Trigger.SANCTIONED, reason="event 7 sanctioned")
+
+
+def age(runs, seconds=60):
+    RecalculationRun.objects.filter(pk__in=[run.pk for run in runs]).update(created_at=timezone.now() - dt.timedelta(seconds=seconds))
+
+
+def test_with_the_broker_down_the_runs_stay_queued_and_the_request_answers(monkeypatch, django_capture_on_commit_callbacks):
+    broker = Broker(monkeypatch)
+    broker.up = False
+    runs = request_all(django_capture_on_commit_callbacks)
+    assert broker.sent == []
+    stored = RecalculationRun.objects.filter(pk__in=[run.pk for run in runs])
+    assert {(run.status, run.enqueued_at) for run in stored} == {(RunStatus.QUEUED, None)}
+
+
+def test_the_dispatcher_sends_what_the_outage_kept_back_once_the_broker_returns(monkeypatch, django_capture_on_commit_callbacks):
+    broker = Broker(monkeypatch)
+    broker.up = False
+    runs = request_all(django_capture_on_commit_callbacks)
+    age(runs)
+    assert dispatch_queued_runs() == 0  # still down: nothing sent, nothing lost
+    broker.up = True
+    assert dispatch_queued_runs() == len(runs)
+    assert broker.sent == [[run.pk for run in runs]]
+    assert not RecalculationRun.objects.filter(enqueued_at=None).exists()
+    assert dispatch_queued_runs() == 0  # each message goes out once
+
+
+def test_the_dispatcher_leaves_a_run_whose_transaction_may_still_be_committing(monkeypatch):
+    broker = Broker(monkeypatch)
+    young = RecalculationRun.objects.create(system=RatingSystem.objects.get(slug="elo"), trigger=Trigger.MANUAL)
+    assert dispatch_queued_runs() == 0
+    age([young])
+    assert dispatch_queued_runs() == 1 and broker.sent == [[young.pk]]
+
+
+def test_the_next_enqueue_that_reaches_the_broker_takes_the_runs_owed_with_it(monkeypatch, django_capture_on_commit_callbacks):
+    broker = Broker(monkeypatch)
+    broker.up = False
+    owed = request_all(django_capture_on_commit_callbacks)
+    broker.up = True
+    elo = RatingSystem.objects.get(slug="elo")
+    with django_capture_on_commit_callbacks(execute=True):
+        fresh = services.recalculation_request(system=elo, trigger=Trigger.MANUAL)
+    assert broker.sent == [[fresh.pk, *[run.pk for run in owed]]]
+
+
+def test_a_run_carried_out_by_its_caller_is_owed_no_message(monkeypatch):
+    broker = Broker(monkeypatch)
+    run = services.recalculation_request(system=RatingSystem.objects.get(slug="elo"), trigger=Trigger.MANUAL, enqueue=False)
+    age([run])
+    assert run.enqueued_at is not None and dispatch_queued_runs() == 0 and broker.sent == []
+
+
+def test_the_dispatcher_runs_every_minute_from_the_schedule():
+    from django_celery_beat.models import PeriodicTask
+
+    task = PeriodicTask.objects.get(task="ratings.tasks.dispatch_queued_runs")
+    assert task.enabled and (task.interval.every, task.interval.period) == (1, "minutes")
+    assert "ratings.tasks.dispatch_queued_runs" in celery_app.tasks
+
+
+PROBE = """
+import django; django.setup()
+from celery import signature
+from ratings.services.requests import BROKER_ERRORS, RECALCULATE_TASK
+try:
+    signature(RECALCULATE_TASK, args=(1,)).apply_async()
+except BROKER_ERRORS as error:
+    print("refused", type(error).__name__)
+else:
+    print("sent")
+"""
+
+
+@pytest.mark.parametrize("state", ["down", "hung"])
+def test_a_broker_down_or_hung_is_given_up_on_with_an_error_the_outbox_expects(state):
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        if state == "hung":
+            hung.listen(8)  # takes connections (the kernel's backlog) and never answers
+        port = hung.getsockname()[1]  # "down": bound, not listening, so refused
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ratingsite.settings.test", "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/0"}
+        probe = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=60)
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.startswith("refused"), probe.stdout
