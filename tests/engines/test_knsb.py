@@ -227,7 +227,7 @@ def test_a_starters_gt_counts_every_game_since_the_oldest_depot_game_counted_or_
 def test_a_keys_lpr_does_not_depend_on_keys_without_games_numbered_after_it():
     # the last key with games used to lose its last term from the search bracket when keys
     # without counted games followed it: 1844.5 instead of 1971.5 here (found by verify_ratings)
-    from ratings.engines.knsb import _solve_lpr
+    from ratings.engines.knsb.normal import solve_lpr as _solve_lpr
 
     kid, rc = [0, 0, 0], [1500.0, 1500.0, 1900.0]
     alone = _solve_lpr(np.array(kid), np.array(rc), np.array([2.5]), 1, SIGMA)
@@ -240,7 +240,7 @@ def test_a_keys_lpr_does_not_depend_on_keys_without_games_numbered_after_it():
 @given(st.lists(st.tuples(st.integers(0, 4), st.floats(1000, 2400), st.sampled_from([0.0, 0.5, 1.0])),
                 min_size=1, max_size=25), st.integers(0, 3))
 def test_every_lpr_solves_its_own_equation_whatever_the_other_keys(games, empty_after):
-    from ratings.engines.knsb import _settle
+    from ratings.engines.knsb.settlement import settle as _settle
 
     keys = sorted({k for k, _, _ in games})
     number = {k: i for i, k in enumerate(keys)}
@@ -653,17 +653,17 @@ def _assert_rows_follow_the_formula(rows, *, table=False):
 
 def _games_taken_by_the_general_path(monkeypatch) -> list:
     """The ids of the games the engine hands to its general (slow) path, as they arrive."""
-    from ratings.engines import knsb
+    from ratings.engines.knsb.games import GameIntake
 
     taken = []
     for name in ("slow", "unrated"):
-        original = getattr(knsb._Run, name)
+        original = getattr(GameIntake, name)
 
         def spy(self, g, *args, _original=original):
             taken.append(g.game_id)
             return _original(self, g, *args)
 
-        monkeypatch.setattr(knsb._Run, name, spy)
+        monkeypatch.setattr(GameIntake, name, spy)
     return taken
 
 
@@ -800,3 +800,18 @@ def test_start_rating_after_expiry_rests_on_the_younger_depot_games_only():
     assert (start.is_start, start.period, start.rn, start.lpr, start.nt, start.nv) == \
         (True, "2022-02-01", 1631, 1631, 6, 6)
     assert state.rating(1, V) == (1631, 6) and state.depot == {}
+
+
+def test_a_checkpoint_holding_depot_games_as_plain_tuples_carries_on_alike():
+    # checkpoints stored before depot entries had names hold them as tuples in the same order
+    from dataclasses import fields
+
+    config = KnsbConfig(depot_min_games=2)
+    state = run_history(_bootstrap_month([1, 0.5, 0]), config).state
+    legacy = state.copy()
+    legacy.depot = {key: [tuple(getattr(d, f.name) for f in fields(d)) for d in games]
+                    for key, games in legacy.depot.items()}
+    assert legacy.depot
+    february = [game(1, 1, 2, 1.0, when=FEBRUARY)]
+    assert run_history(february, config, pickle.loads(pickle.dumps(legacy))).summaries == \
+        run_history(february, config, state).summaries != []
