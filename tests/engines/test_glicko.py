@@ -460,13 +460,13 @@ def test_huge_rating_gap():
 
 
 def test_volatility_that_does_not_converge_raises(monkeypatch):
-    monkeypatch.setattr(glicko, "MAX_ITERATIONS", 1)
+    monkeypatch.setattr(glicko.calculator, "MAX_ITERATIONS", 1)
     with pytest.raises(VolatilityNotConverged):
         rate(GlickoRating(1500, 200, 0.06), [(GlickoRating(1400, 30), 1.0)], tau=0.5)
 
 
 def test_period_whose_volatility_does_not_converge_raises(monkeypatch):
-    monkeypatch.setattr(glicko, "MAX_ITERATIONS", 1)
+    monkeypatch.setattr(glicko.calculator, "MAX_ITERATIONS", 1)
     with pytest.raises(VolatilityNotConverged):
         rated([game(1, 1, 2, 1.0)])
 
