@@ -12,6 +12,7 @@ from ratings.engines.naf_elo import (
     EloConfig,
     EloState,
     close_periods,
+    home_score,
     k_value,
     run_history,
     update,
@@ -69,6 +70,11 @@ def test_round_k_major_is_15():
 
 def test_round_k_is_11_for_any_non_major_with_28_coaches_or_more():
     assert {k_value(n, major=False, round_k=True) for n in (28, 32, 90)} == {11}
+
+
+def test_conceder_loses_makes_a_conceded_game_a_loss_for_the_conceder():
+    assert [home_score(1.0, HOME, conceder_loses=True), home_score(0.0, AWAY, conceder_loses=True),
+            home_score(1.0, HOME, conceder_loses=False), home_score(0.5, None, conceder_loses=True)] == [0.0, 1.0, 1.0, 0.5]
 
 
 def test_non_major_max_caps_the_coach_count():

@@ -1,0 +1,56 @@
+"""The parameters of a NAF Elo rating system, validated on construction."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from functools import partial
+from typing import Any
+
+from ..common import check_fields, config_error, config_slugs
+
+_config_error = partial(config_error, "EloConfig")
+_slugs = partial(config_slugs, "EloConfig")
+
+
+@dataclass(frozen=True)
+class EloConfig:
+    """Parameters of a NAF Elo rating system (validated on construction)."""
+
+    start_rating: float = 150.0
+    non_major_max: int = 32
+    major_coaches: int = 60
+    round_k: bool = False
+    conceder_loses: bool = False
+    per_race: bool = True
+    variants: tuple[str, ...] | None = None  # None: every variant
+    excluded_races: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        value = self.start_rating
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not (is_number and math.isfinite(value)):
+            raise _config_error("start_rating", value, "a finite number")
+        for name in ("non_major_max", "major_coaches"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+                raise _config_error(name, value, "an integer from 1 to 10000")
+        for name in ("round_k", "conceder_loses", "per_race"):
+            if not isinstance(getattr(self, name), bool):
+                raise _config_error(name, getattr(self, name), "true or false")
+        object.__setattr__(self, "start_rating", float(self.start_rating))
+        object.__setattr__(self, "variants", _slugs("variants", self.variants, allow_none=True))
+        object.__setattr__(
+            self, "excluded_races", _slugs("excluded_races", self.excluded_races, allow_none=False)
+        )
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> EloConfig:
+        """Build from stored parameters; unknown keys and bad values raise ValueError naming
+        them."""
+        check_fields(cls, params)
+        return cls(**params)
+
+    def as_params(self) -> dict[str, Any]:
+        """The parameters as plain data (lists for tuples), the inverse of from_params."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
