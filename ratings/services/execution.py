@@ -72,8 +72,10 @@ def recalculation_execute(
             fresh = partitions.FreshPartitions(run.system_id, run.pk)
             fresh.create()  # before the transaction: see FreshPartitions
         with transaction.atomic():
-            # One run per system at a time: the row lock is held until this transaction ends.
-            system = RatingSystem.objects.select_for_update().get(pk=run.system_id)
+            # One run per system at a time: the row lock is held until this transaction ends. No key
+            # update: a new run of the system (a sanction's) references the row, which a plain FOR
+            # UPDATE would make it wait on for the rest of this run.
+            system = RatingSystem.objects.select_for_update(no_key=True).get(pk=run.system_id)
             if connection.vendor == "postgresql":
                 # Derived data, recomputable from the record: no need to wait for the WAL flush.
                 with connection.cursor() as cursor:
