@@ -67,9 +67,10 @@ demo: migrate
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
-# The checks first (lint, the import contracts of .importlinter, migrations), then the tests.
+# The checks first (lint, types of the engines and services, the import contracts of .importlinter, migrations), then the tests.
 test: install chromium
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest
