@@ -18,6 +18,7 @@ class Action(models.TextChoices):
     USER_LINK_COACH = "user.link_coach", "account linked to a coach"
     RATING_SYSTEM_UPDATE = "rating_system.update", "rating system changed"
     RUN_RERUN = "run.rerun", "run queued again"
+    RUN_CANCEL = "run.cancel", "queued run cancelled"
 
 
 # what changed, by its model's label: the typed link each kind of subject fills

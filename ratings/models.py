@@ -67,6 +67,7 @@ class RunStatus(models.TextChoices):
     RUNNING = "running", "Running"
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
 
 
 class RecalculationRun(models.Model):
@@ -85,6 +86,8 @@ class RecalculationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     # the outbox: a queued run whose message has not reached the broker yet has none
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    # who holds the run's lease: "host:pid" of the process carrying it out (or, queued, of the command that will)
+    worker = models.CharField(max_length=100, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -16,7 +16,9 @@ def forget_merged_coach(sender, *, keep, duplicate, **kwargs) -> None:
 
 
 def running_recalculation(sender, *, event, **kwargs) -> str | None:
-    """Why the event's games may not change now: a queued or running run covers its dates."""
+    """Why the event's games may not change now: a queued or running run covers its dates
+    (a run whose process is gone is failed first, and holds nothing up)."""
+    services.recalculation_sweep(drop_tables=False)  # inside the edit's transaction: no DROP TABLE here
     run = selectors.run_covering(event.end_date)
     if run is None:
         return None

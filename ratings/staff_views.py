@@ -13,8 +13,8 @@ from django_tables2 import RequestConfig
 
 from ratings import selectors
 from ratings.filters import RunFilter
-from ratings.models import RatingSystem, RecalculationRun
-from ratings.services import rating_system_update, recalculation_rerun
+from ratings.models import RatingSystem, RecalculationRun, RunStatus
+from ratings.services import rating_system_update, recalculation_cancel, recalculation_rerun
 from ratings.staff_forms import RatingSystemForm
 from tournaments import permissions as perms
 from tournaments.organiser_views import _posted
@@ -96,7 +96,10 @@ def run_list(request):
 @perms.permission_required(perms.READ_RUNS)
 def run_detail(request, pk: int):
     run = _run(pk)
-    return render(request, "staff/run_detail.html", {"run": run, "can_rerun": request.user.has_perm(perms.RERUN)})
+    can_rerun = request.user.has_perm(perms.RERUN)
+    return render(request, "staff/run_detail.html", {
+        "run": run, "can_rerun": can_rerun, "can_cancel": can_rerun and run.status == RunStatus.QUEUED,
+    })
 
 
 @perms.permission_required(perms.READ_RUNS, perms.RERUN)
@@ -106,3 +109,17 @@ def run_rerun(request, pk: int):
     rerun = recalculation_rerun(run=run, actor=request.user)
     messages.success(request, f"Run {rerun.pk} is queued: {run.system.name} from {run.from_date or 'the first game'}.")
     return redirect("staff_run_detail", rerun.pk)
+
+
+@perms.permission_required(perms.READ_RUNS, perms.RERUN)
+@require_POST
+def run_cancel(request, pk: int):
+    """Cancel a queued run (one stuck behind a lost one, say); a rerun queues it again."""
+    run = _run(pk)
+    try:
+        recalculation_cancel(run=run, actor=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, f"Run {run.pk} is cancelled: it will not run.")
+    return redirect("staff_run_detail", run.pk)

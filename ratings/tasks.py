@@ -53,3 +53,9 @@ def refresh_daily() -> int:
 def dispatch_queued_runs() -> int:
     """Every minute: send the queued runs whose message a broker outage kept from going out."""
     return len(services.recalculation_dispatch())
+
+
+@shared_task
+def sweep_lost_runs() -> int:
+    """Every minute: fail the runs whose process is gone (killed, out of memory), unblocking their dates."""
+    return len(services.recalculation_sweep())

@@ -9,4 +9,5 @@ urlpatterns = [
     path("runs/", views.run_list, name="staff_run_list"),
     path("runs/<int:pk>/", views.run_detail, name="staff_run_detail"),
     path("runs/<int:pk>/rerun/", views.run_rerun, name="staff_run_rerun"),
+    path("runs/<int:pk>/cancel/", views.run_cancel, name="staff_run_cancel"),
 ]

@@ -10,6 +10,7 @@ from ratings.services.execution import (
     recalculation_execute,
     recalculation_execute_many,
 )
+from ratings.services.leases import recalculation_cancel, recalculation_sweep
 from ratings.services.requests import (
     RECALCULATE_TASK,
     rating_system_update,
@@ -26,6 +27,7 @@ __all__ = [
     "checkpoint_dates",
     "complete_list",
     "rating_system_update",
+    "recalculation_cancel",
     "recalculation_dispatch",
     "recalculation_enqueue",
     "recalculation_execute",
@@ -33,4 +35,5 @@ __all__ = [
     "recalculation_request",
     "recalculation_request_all",
     "recalculation_rerun",
+    "recalculation_sweep",
 ]

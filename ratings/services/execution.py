@@ -29,6 +29,7 @@ from ratings.models import (
     RunStatus,
 )
 from ratings.replay import Ledger, months_between, replay
+from ratings.services.leases import recalculation_sweep, run_lease
 from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
 from ratings.services.workers import _longest_first, can_fork, in_processes
 
@@ -57,8 +58,17 @@ def recalculation_execute(
     and the run records the error.
     """
     run = RecalculationRun.objects.select_related("system").get(pk=run_id)
-    today = today or timezone.now().date()
-    claimed = RecalculationRun.objects.filter(pk=run.pk).exclude(status=RunStatus.SUCCEEDED).update(
+    if run.status in (RunStatus.SUCCEEDED, RunStatus.CANCELLED):
+        return run
+    recalculation_sweep(system=run.system)  # a lost run of the system fails first, and its tables go
+    with run_lease(run.pk):
+        return _carry_out(run, today=today or timezone.now().date(), progress=progress, history=history)
+
+
+def _carry_out(
+    run: RecalculationRun, *, today: dt.date, progress: Callable[[int, int], None] | None, history: selectors.GameHistory | None,
+) -> RecalculationRun:
+    claimed = RecalculationRun.objects.filter(pk=run.pk).exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.CANCELLED]).update(
         status=RunStatus.RUNNING, started_at=timezone.now(), error=""
     )
     if not claimed:
@@ -159,7 +169,14 @@ def recalculation_execute_many(
 
     if jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block or not can_fork():
         return [execute(run_id) for run_id in run_ids]
-    lost = in_processes(_longest_first(runs), jobs, execute, forked=read.clear)
+    try:
+        lost = in_processes(_longest_first(runs), jobs, execute, forked=read.clear)
+    except BaseException:  # stopped (Ctrl-C, SIGTERM): its processes are gone, and so is their work
+        RecalculationRun.objects.filter(pk__in=run_ids, status=RunStatus.QUEUED).update(
+            status=RunStatus.FAILED, finished_at=timezone.now(), error="Stopped with the command before it started.",
+        )
+        recalculation_sweep()
+        raise
     # A lost process takes the pool's other runs down with it: each goes again on its own, reading
     # the games itself (this process let go of them), so that only a run that loses its process twice fails.
     for run_id in lost:

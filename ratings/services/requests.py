@@ -18,6 +18,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
+from ratings.services.leases import this_process
 
 RECALCULATE_TASK = "ratings.tasks.recalculate"
 # a broker that is down, refuses or hangs (its calls time out: settings' broker options)
@@ -43,6 +44,7 @@ def _queued_run(*, system: RatingSystem, trigger: str, since, reason: str, reque
         system=system, trigger=trigger, from_date=since, reason=reason[:300],
         requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None,
         enqueued_at=None if outbox else timezone.now(),  # in the outbox until its message goes out
+        worker="" if outbox else this_process(),  # its caller holds it: the sweep fails it if the caller dies first
     )
 
 

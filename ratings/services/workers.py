@@ -1,9 +1,11 @@
 """Runs in processes of their own: several systems at once, in a pool forked after the games are read once."""
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -53,7 +55,14 @@ def in_processes(items: list, jobs: int, execute: Callable[[Any], object], *, fo
             futures = {pool.submit(_execute, item): item for item in items}
             forked()
             _EXECUTE = None
-            for future in as_completed(futures):
+            try:
+                completed = list(as_completed(futures))
+            except BaseException:  # Ctrl-C, SIGTERM (SystemExit): the runs stop with this process
+                for process in list(pool._processes.values()):
+                    process.kill()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            for future in completed:
                 error = future.exception()
                 if isinstance(error, BrokenProcessPool):
                     lost.append(futures[future])
@@ -71,12 +80,21 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and not multiprocessing.current_process().daemon
 
 
+_PR_SET_PDEATHSIG = 1
 _EXECUTE: Callable[[Any], object] | None = None  # the pool's work, inherited by its processes when forked
 
 
 def _started() -> None:
+    _die_with_parent()
     gc.freeze()  # the collector leaves the parent's objects alone: no scans, no copied pages
     _DETACHED.extend(_detach_connections())
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when the one that forked it dies (kill -9 included), so
+    no run goes on to commit after the command that started it is gone."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _execute(item) -> None:

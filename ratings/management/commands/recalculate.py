@@ -1,5 +1,6 @@
 import datetime as dt
 import getpass
+import signal
 import socket
 import sys
 
@@ -29,6 +30,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, system=None, since=None, reason="", jobs=2, user=None, enqueue=False, **options):
+        # SIGTERM as Ctrl-C: the runs' processes are stopped and their runs failed before this one ends
+        signal.signal(signal.SIGTERM, _stop)
         asked_by = None
         if user:
             asked_by = get_user_model().objects.filter(username=user).first()
@@ -86,3 +89,7 @@ class Command(BaseCommand):
             )
         if failed:
             raise CommandError(f"{failed} run(s) failed; the previous rankings are unchanged.")
+
+
+def _stop(signum, frame):
+    raise SystemExit(128 + signum)
