@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 NAF_DATA ?= ../shared/data/naf
 HOST ?= 127.0.0.1:8000
+# manage.py alone takes the safe base settings (no debug pages, no key); make's commands run a
+# developer's site: debug pages and the development key. The tests take their own (as pytest.ini says).
+DJANGO_SETTINGS_MODULE ?= ratingsite.settings.local
+MANAGE = DJANGO_SETTINGS_MODULE=$(DJANGO_SETTINGS_MODULE) $(PY) manage.py
 
 # Installs come from the hashed locks only: requirements.txt (production), requirements-test.txt
 # (tests and checks), requirements-bench.txt (benchmarks). Each is compiled from its .in by `make lock`.
@@ -55,14 +59,14 @@ lock:
 	$(COMPILE) requirements-bench.in -o requirements-bench.txt
 
 migrate: install-prod
-	$(PY) manage.py migrate --noinput
+	$(MANAGE) migrate --noinput
 
 demo: migrate
-	$(PY) manage.py import_fumbbl $(NAF_DATA)/fumbbl_matches.csv
-	$(PY) manage.py seed_demo
-	$(PY) manage.py recalculate
-	$(PY) manage.py refresh_stats
-	$(PY) manage.py runserver $(HOST)
+	$(MANAGE) import_fumbbl $(NAF_DATA)/fumbbl_matches.csv
+	$(MANAGE) seed_demo
+	$(MANAGE) recalculate
+	$(MANAGE) refresh_stats
+	$(MANAGE) runserver $(HOST)
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
@@ -72,5 +76,5 @@ test: install chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(PY) manage.py makemigrations --check --dry-run
-	$(PY) -m pytest
+	$(MANAGE) makemigrations --check --dry-run
+	$(PY) -m pytest --ds=ratingsite.settings.test

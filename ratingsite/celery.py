@@ -1,9 +1,10 @@
-"""The Celery app: broker from settings (Redis in production), eager in-process when unset."""
+"""The Celery app: production settings unless DJANGO_SETTINGS_MODULE names others; broker from settings
+(Redis in production), eager in-process when unset."""
 import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings.base")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratingsite.settings.production")
 
 app = Celery("ratingsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")

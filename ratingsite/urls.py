@@ -1,8 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from . import login_limits
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # before the accounts pages: the reset form with its throttle (the name stays theirs)
+    path("accounts/password/reset/", login_limits.PasswordResetView.as_view()),
     path("accounts/", include("tournaments.urls_accounts")),
     path("organiser/", include("tournaments.urls_organiser")),
     path("staff/", include("ratings.urls_staff")),
@@ -11,3 +15,8 @@ urlpatterns = [
     path("", include("ratings.urls")),
     path("", include("tournaments.urls")),
 ]
+
+handler400 = "ratingsite.errors.bad_request"
+handler403 = "ratingsite.errors.permission_denied"
+handler404 = "ratingsite.errors.page_not_found"
+handler500 = "ratingsite.errors.server_error"

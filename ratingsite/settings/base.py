@@ -1,12 +1,19 @@
-"""Settings read from the environment, with defaults that run a newcomer's first site.
+"""Settings read from the environment, with defaults that are safe to run: no debug pages, no known key.
 
 Unset DATABASE_URL: a SQLite file in the project folder. Unset CELERY_BROKER_URL: tasks run
-in-process. Production values come from ratingsite.settings.production.
+in-process. Unset CACHE_URL and REDIS_URL: a cache in each process's memory. A developer's machine
+uses ratingsite.settings.local (debug pages, the development key), the tests
+ratingsite.settings.test, a server ratingsite.settings.production.
 """
 import os
+from datetime import timedelta
+from email.utils import getaddresses
+from ipaddress import ip_network
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -22,15 +29,37 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
-# The default key is only for a local first run; production settings refuse it.
-SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-development-key-do-not-use-in-production")
+def env_networks(name: str) -> list[str]:
+    """Addresses or networks (10.0.0.0/8), comma-separated; a wrong one stops the start with its name."""
+    try:
+        return [str(ip_network(item, strict=False)) for item in env_list(name, "")]
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None
+
+
+def redis_cache(url: str) -> dict:
+    """A cache alias on the Redis at url (redis://, rediss:// or unix://), with short socket timeouts."""
+    if urlsplit(url).scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured(f"The cache URL must be a Redis URL (redis://host:port/db), not {url!r}.")
+    return {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": url,
+        # a Redis that is down or hung costs a page a second, not a worker for good
+        "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
+    }
+
+
+DEBUG = env_bool("DEBUG", False)
+# No default key: local settings bring the development one, production refuses a short one, and
+# Django refuses an empty one as soon as something is signed (a session, a CSRF token).
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
+    "axes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
@@ -47,6 +76,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: everything after it reads the client's own address, and no body is read before its size is checked
+    "ratingsite.middleware.ClientAddressMiddleware",
+    "ratingsite.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -55,6 +87,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # last: turns a login refused for too many failures into the lockout page
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ratingsite.urls"
@@ -92,6 +126,25 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # a 64-coach, 7-round event's entry form posts some 3,200 fields (Django's default refuses 1,000)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
+# The largest body a request may have (results uploads are at most 1 MB), refused from its
+# Content-Length before anything reads it; Django itself bounds only the fields, not the files.
+REQUEST_BODY_MAX_SIZE = int(os.environ.get("REQUEST_BODY_MAX_SIZE", str(5 * 1024 * 1024 // 2)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
+# an upload within the limit is read in memory, never spooled to a temporary file
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
+
+# Addresses (or networks, 10.0.0.0/8) of the reverse proxies in front of the site: only a request
+# from one of them has its X-Forwarded-For read for the client's address; none by default.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+
+# One cache for the page caches and the login limits: Redis when CACHE_URL or REDIS_URL names one
+# (shared by every process), else each process's memory, enough for one process.
+CACHE_URL = os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL") or ""
+CACHES = {
+    "default": redis_cache(CACHE_URL) if CACHE_URL else {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ratingsite",
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -101,6 +154,32 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # refuses a login while its account or address is locked out, before the password is checked
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login limits (django-axes, on both logins: /accounts/login/ and /admin/login/), counted in the
+# cache: LOGIN_FAILURE_LIMIT failures for one account from any address, or from one address over
+# any accounts (password spraying), lock that account or address out for LOGIN_COOLOFF_MINUTES. A
+# success resets nothing, so an attacker's own account cannot clear his address. The login form
+# itself refuses one account from one address after 5 failures (tournaments.forms.LoginAttempts).
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_CACHE = "default"
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "20"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "ratingsite.login_limits.lockout_response"
+AXES_USERNAME_CALLABLE = "ratingsite.login_limits.attempted_username"
+AXES_CLIENT_IP_CALLABLE = "ratingsite.middleware.client_address"
+# the attempts live in the cache, not in axes' tables: nothing to show in the admin
+AXES_ENABLE_ADMIN = False
+# Password reset requests: per address and per e-mail address, each in a window of an hour.
+PASSWORD_RESET_LIMIT_PER_ADDRESS = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_ADDRESS", "5"))
+PASSWORD_RESET_LIMIT_PER_EMAIL = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_EMAIL", "3"))
+PASSWORD_RESET_WINDOW = 60 * 60
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -119,7 +198,19 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "ratings@localhost")
+SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+# Who hears of a 500: "Ann Smith <ann@example.org>, bob@example.org"
+ADMINS = [(name or address, address) for name, address in getaddresses([os.environ.get("ADMINS", "")]) if address]
+
+# The error pages: the site's navigation and a plain message, never a traceback.
+CSRF_FAILURE_VIEW = "ratingsite.errors.csrf_failure"
 
 # Celery: unset broker means tasks run in-process (eagerly), so a first run needs no Redis.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -150,15 +241,26 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
-# Runs go on in forked processes and Celery workers: every line names its process.
+# Runs go on in forked processes and Celery workers: every line names its process. A 500 and a
+# task that fails are also mailed to ADMINS (once: the "django" logger's own handlers are replaced).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
         "process": {"format": "%(asctime)s %(levelname)s %(name)s [%(processName)s %(process)d] %(message)s"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "process"}},
+    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "process"},
+        "mail_admins": {"class": "django.utils.log.AdminEmailHandler", "level": "ERROR", "filters": ["require_debug_false"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-    # a run's start, end, duration and failure
-    "loggers": {"ratings": {"level": os.environ.get("RATINGS_LOG_LEVEL", "INFO")}},
+    "loggers": {
+        # a run's start, end, duration and failure
+        "ratings": {"level": os.environ.get("RATINGS_LOG_LEVEL", "INFO")},
+        "django": {"handlers": ["mail_admins"], "level": "INFO"},
+        "celery.app.trace": {"handlers": ["mail_admins"]},
+        # a request for another site's name is noise, not news
+        "django.security.DisallowedHost": {"handlers": ["console"], "propagate": False},
+    },
 }

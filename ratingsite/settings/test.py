@@ -1,5 +1,6 @@
-"""Tests: the base settings with fast password hashing; the database still comes from DATABASE_URL."""
-from .base import *  # noqa: F401,F403
+"""Tests: the local settings with fast password hashing, a cache of their own and plain static files;
+the database still comes from DATABASE_URL."""
+from .local import *  # noqa: F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
@@ -7,3 +8,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# each test empties the cache: never a Redis that REDIS_URL may name for the developer's own site
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests"}}
+SILENCED_SYSTEM_CHECKS = ["axes.W001"]
