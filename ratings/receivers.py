@@ -1,15 +1,19 @@
 """What the ratings do when the record changes (tournaments.signals), connected in RatingsConfig.ready."""
 from ratings import selectors, services
 from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingListEntry
+from ratingsite import page_cache
 
 
 def recalculate_from(sender, *, trigger: str, since, reason: str, actor, **kwargs) -> None:
-    """Rated results changed: every active system recomputes forward from `since`."""
+    """Rated results changed: every active system recomputes forward from `since`, and the public
+    pages show the change (an event's status, say) once it commits."""
+    page_cache.bump_on_commit()
     services.recalculation_request_all(trigger=trigger, since=since, reason=reason, requested_by=actor)
 
 
 def forget_merged_coach(sender, *, keep, duplicate, **kwargs) -> None:
     """The duplicate's derived rows go; the recalculation the merge asks for rebuilds them under `keep`."""
+    page_cache.bump_on_commit()
     for model in (CalculationRow, PeriodSummary, CurrentRating, RatingListEntry):
         model.objects.filter(coach=duplicate).delete()
     CalculationRow.objects.filter(opponent=duplicate).delete()

@@ -34,10 +34,12 @@ from ratings.tables import (
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import rating_places
+from ratingsite.page_cache import cached_page, paginate_table
 from tournaments.models import Coach, Event
 from tournaments.selectors import coach_get
 
 PER_PAGE = 50
+MAX_PER_PAGE = 200
 EXPORT_FORMATS = {"csv"}
 
 
@@ -56,6 +58,10 @@ def _coach(number: int) -> Coach:
         raise Http404(f"There is no coach with federation number {number}.") from None
 
 
+def _paginate(request, table, per_page: int | None = None) -> None:
+    paginate_table(request, table, per_page or PER_PAGE, max_per_page=MAX_PER_PAGE)
+
+
 def _query_without(request, *names: str) -> str:
     params = request.GET.copy()
     for name in names:
@@ -66,12 +72,14 @@ def _query_without(request, *names: str) -> str:
 # --- rankings -------------------------------------------------------------------------------------
 
 
+@cached_page
 def rankings_index(request):
     """The rating systems, each with a link to its current ranking."""
     systems = selectors.public_systems()
     return render(request, "ratings/rankings_index.html", {"systems": systems})
 
 
+@cached_page
 def ranking(request, system: str, month: tuple[int, int] | None = None):
     """A ranking: the current one (/rankings/elo/ and /rankings/elo/latest/) or a stored monthly list."""
     systems = selectors.public_systems()
@@ -113,7 +121,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         stamp = f"{month[0]:04d}-{month[1]:02d}" if month else timezone.now().date().isoformat()
         values = table.as_values()
         return csv_download(next(values), values, filename=f"{system.slug}-ranking-{stamp}")
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
+    _paginate(request, table)
     return render(request, "ratings/ranking.html", {
         "system": system,
         "systems": systems,
@@ -146,6 +154,7 @@ def _ranking_caption(system, rating_list, filterset) -> str:
 # --- coach page -----------------------------------------------------------------------------------
 
 
+@cached_page
 def coach_detail(request, number: int):
     """A coach's ratings in every system, record per race, history chart, events and awards."""
     coach = _coach(number)
@@ -181,10 +190,10 @@ def coach_detail(request, number: int):
         history, caption=f"{system.name if system else ''}: rating after each {noun}", prefix="history-",
         places=rating_places(system.method) if system is not None else 2,
     )
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(history_table)
+    _paginate(request, history_table)
     record, events = selectors.coach_record(coach)
     events_table = CoachEventTable(events, caption="Events attended, newest first", prefix="events-")
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(events_table)
+    _paginate(request, events_table)
     return render(request, "ratings/coach.html", {
         "coach": coach,
         "ratings": ratings,
@@ -202,6 +211,7 @@ def coach_detail(request, number: int):
 # --- breakdown ------------------------------------------------------------------------------------
 
 
+@cached_page
 def breakdown(request, number: int, system: str):
     """How a coach's rating in one system, race and variant was computed, KNSB rating-viewer style."""
     systems = selectors.public_systems()
@@ -253,16 +263,18 @@ def breakdown(request, number: int, system: str):
 # --- events ---------------------------------------------------------------------------------------
 
 
+@cached_page
 def event_list(request):
     """Public events (sanctioned by default), filtered by year, country, variant, major and status."""
     queryset = selectors.public_events()
     filterset = EventFilter(request.GET, queryset=queryset, years=selectors.event_years())
     valid = filterset.is_valid()
     table = EventTable(filterset.qs if valid else queryset.none(), caption="Events, newest first")
-    RequestConfig(request, paginate={"per_page": 50}).configure(table)
+    _paginate(request, table, 50)
     return render(request, "tournaments/event_list.html", {"filter": filterset, "table": table}, status=200 if valid else 400)
 
 
+@cached_page
 def event_detail(request, pk: int):
     """An event: standings with Wt, Σ(W − We) and rating change in a chosen system, rounds, awards, map pin."""
     try:
@@ -299,6 +311,7 @@ def event_detail(request, pk: int):
 # --- rating lists ---------------------------------------------------------------------------------
 
 
+@cached_page
 def rating_list_index(request):
     """Every system with its latest monthly list."""
     systems = selectors.public_systems()
@@ -307,6 +320,7 @@ def rating_list_index(request):
     return render(request, "ratings/lists_index.html", {"rows": rows})
 
 
+@cached_page
 def rating_lists(request, system: str):
     """The monthly lists of one system, newest first."""
     system = _system(system)
@@ -314,10 +328,11 @@ def rating_lists(request, system: str):
         selectors.rating_lists_of(system=system), system=system,
         caption=f"{system.name}: monthly rating lists, newest first",
     )
-    RequestConfig(request, paginate={"per_page": 24}).configure(table)
+    _paginate(request, table, 24)
     return render(request, "ratings/lists_system.html", {"system": system, "table": table})
 
 
+@cached_page
 def rating_list_detail(request, system: str, month: tuple[int, int]):
     """One monthly list: counts, starters, risers and fallers."""
     system = _system(system)
@@ -341,7 +356,7 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
             if system.method == Method.KNSB else "with the games counted and played since the previous list"
         ),
     )
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(starters)
+    _paginate(request, starters)
     risers = ListEntryTable(
         selectors.list_movers(rating_list, variant, rising=True), system=system, prefix="risers-",
         caption=f"Risers: the largest gains since the previous list ({label})",

@@ -15,6 +15,7 @@ from django_tables2 import RequestConfig
 
 from ratings import selectors as ratings_selectors
 from ratingsite import charts, formatting
+from ratingsite.page_cache import cached_page
 
 from . import selectors
 from .export import EXPORT_MAX_ROWS, csv_response, rows_csv_response
@@ -123,10 +124,12 @@ def _paginate(request, table, per_page: int = PER_PAGE, *, count: int | None = N
     return table
 
 
+@cached_page
 def index(request):
     return _page(request, "stats/index.html", {"title": "Statistics", "totals": selectors.event_totals()})
 
 
+@cached_page
 @canonical_query
 def games(request):
     filterset, filters = _filters(request, (*GAME_FILTERS, "event"), queryset=selectors.games_list())
@@ -144,6 +147,7 @@ def games(request):
     return _page(request, "stats/games.html", context)
 
 
+@cached_page
 @canonical_query
 def win_ratios(request):
     filterset, filters = _filters(request, (*GAME_FILTERS, "min_games"))
@@ -159,6 +163,7 @@ def win_ratios(request):
     return _page(request, "stats/win_ratios.html", {**context, "races": races, "coaches": coaches})
 
 
+@cached_page
 @canonical_query
 def race_grid(request):
     filterset, filters = _filters(request, GAME_FILTERS)
@@ -171,6 +176,7 @@ def race_grid(request):
     return _page(request, "stats/race_grid.html", {**context, "grid": grid, "grid_rows": charts.race_grid(grid)})
 
 
+@cached_page
 @canonical_query
 def rank_over_time(request):
     form = RankOverTimeForm(request.GET)
@@ -214,6 +220,7 @@ def rank_over_time(request):
     return _page(request, "stats/rank_over_time.html", context)
 
 
+@cached_page
 @canonical_query
 def head_to_head(request):
     form = HeadToHeadForm(request.GET)
@@ -250,6 +257,7 @@ def head_to_head(request):
     return _page(request, "stats/head_to_head.html", context)
 
 
+@cached_page
 @canonical_query
 def differentials(request):
     filterset, filters = _filters(request, ("coach", "variant", "country", "year", "sanctioned"))
@@ -266,6 +274,7 @@ def differentials(request):
     return _page(request, "stats/differentials.html", context)
 
 
+@cached_page
 @canonical_query
 def top(request):
     filterset, filters = _filters(request, ("variant", "country", "nationality", "year", "sanctioned"))
@@ -290,6 +299,7 @@ def top(request):
     return _page(request, "stats/top.html", {**context, "sections": sections})
 
 
+@cached_page
 @canonical_query
 def awards(request):
     filterset, filters = _filters(request, ("variant", "country", "year", "coach"))
@@ -308,6 +318,7 @@ def awards(request):
     return _page(request, "stats/awards.html", {**context, **tables})
 
 
+@cached_page
 @canonical_query
 def legends(request):
     filterset, filters = _filters(request, ("variant", "sanctioned"))
@@ -323,6 +334,7 @@ def legends(request):
     return _page(request, "stats/legends.html", {**context, **tables})
 
 
+@cached_page
 @canonical_query
 def world_map(request):
     filterset, filters = _filters(request, ("variant", "year", "sanctioned"))

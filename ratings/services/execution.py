@@ -32,6 +32,7 @@ from ratings.replay import Ledger, months_between, replay
 from ratings.services.leases import recalculation_sweep, run_lease
 from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
 from ratings.services.workers import _longest_first, can_fork, in_processes
+from ratingsite import page_cache
 
 logger = logging.getLogger(__name__)  # "ratings.services.execution": the runs, under the "ratings" logger
 
@@ -100,6 +101,7 @@ def _carry_out(
                 outcome = _recalculate(
                     system, since=run.from_date, today=today, log=log, progress=progress, history=history, fresh=fresh,
                 )
+            page_cache.bump_on_commit()  # the public pages show the new figures once they commit
             RatingSystem.objects.filter(pk=system.pk).update(recalculated_at=timezone.now())
             RecalculationRun.objects.filter(pk=run.pk).update(
                 status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,

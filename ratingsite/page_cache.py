@@ -1,0 +1,137 @@
+"""The public pages' shell: their query strings checked, and their answers cached per address until
+the next change commits.
+
+Every write that changes what public pages show (a sanction, a correction, a merge, a run's commit,
+a statistics refresh) calls `bump_on_commit()`: it replaces the version that every cached page's key
+carries, so the next request renders afresh and the old entries age out. Only anonymous GET requests
+outside a transaction (no ATOMIC_REQUESTS) are served from the cache or stored in it, and only
+complete 200 answers that set no cookie and hold no CSRF token. The cache is Django's default one:
+shared by every process only where it is a shared cache (Redis in production); with a local-memory
+cache another process's change shows once `TIMEOUT` has passed.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+import zlib
+from functools import wraps
+
+from django.contrib.messages import get_messages
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.http import HttpResponse, HttpResponseBadRequest
+from django_tables2 import RequestConfig
+
+VERSION_KEY = "page-cache:version"
+# a safety net for changes made past the services (the admin, a shell): never stale for longer
+TIMEOUT = 300
+# stored compressed (HTML shrinks tenfold or more): the race grid's 15 MB page fits
+MAX_BYTES = 4 * 1024 * 1024
+KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
+
+
+class BadParameter(Exception):
+    """A query parameter a public page cannot use: answered with a 400 and this message."""
+
+
+def paginate_table(request, table, per_page: int, *, max_per_page: int) -> None:
+    """Page a django-tables2 table as the query string asks. A page size from 1 to `max_per_page`
+    rows is honoured, any other raises BadParameter (a 400 behind `cached_page`); a page that is not
+    a number is the first, one out of range the last."""
+    name = table.prefixed_per_page_field
+    asked = request.GET.get(name)
+    if asked is not None and not (asked.isascii() and asked.isdigit() and 1 <= int(asked) <= max_per_page):
+        raise BadParameter(f"“{name}={asked[:20]}” is not a page size: give a number of rows from 1 to {max_per_page}.")
+    RequestConfig(request, paginate={"per_page": per_page}).configure(table)
+
+
+def bump() -> None:
+    """Every page cached so far is out of date: the next request of each renders it again."""
+    cache.set(VERSION_KEY, uuid.uuid4().hex, None)
+
+
+def bump_on_commit() -> None:
+    """Out of date once the current transaction commits (at once outside one). A page rendered while
+    it commits was stored under the version read before: it is never served after the bump."""
+    transaction.on_commit(bump)
+
+
+def _version() -> str:
+    version = cache.get(VERSION_KEY)
+    if version is None:
+        # an evicted or flushed version starts a new one: nothing cached before it is served
+        cache.add(VERSION_KEY, uuid.uuid4().hex, None)
+        version = cache.get(VERSION_KEY)
+    return version
+
+
+def _key(request, version: str) -> str:
+    # scheme, host, path and the whole query string: the share links a page shows hold them all
+    address = request.build_absolute_uri()
+    return "page-cache:page:" + hashlib.sha256(f"{version}|{address}".encode()).hexdigest()
+
+
+def control_character(request) -> str | None:
+    """The first query parameter (name or value) holding a control character, or None."""
+    for name, values in request.GET.lists():
+        for text in (name, *values):
+            if any(ord(char) < 32 or ord(char) == 127 for char in text):
+                return name
+    return None
+
+
+def _uses_cache(request) -> bool:
+    # inside a transaction a page may show what is not committed yet (or miss what is): never cached
+    return (
+        request.method == "GET" and not connection.in_atomic_block and not request.user.is_authenticated
+        and not len(get_messages(request))
+    )
+
+
+def _storable(request, response) -> bool:
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")  # a form with a token: that visitor's own
+        and not getattr(getattr(request, "session", None), "modified", False)
+        and not len(get_messages(request))
+        and not {"private", "no-store", "no-cache"} & {part.strip() for part in response.get("Cache-Control", "").split(",")}
+    )
+
+
+def cached_page(view):
+    """A public view behind the query check and the versioned cache.
+
+    A query string with a control character (a NUL byte, say) and a `BadParameter` the view raises
+    get a 400 with a message. An anonymous GET is answered from the cache when this address was
+    rendered since the last change; otherwise the view renders it, and a storable answer is kept.
+    """
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        name = control_character(request)
+        if name is not None:
+            return HttpResponseBadRequest(
+                f"The query parameter “{name}” holds a control character: remove it from the address.",
+                content_type="text/plain; charset=utf-8",
+            )
+        key = _key(request, _version()) if _uses_cache(request) else None
+        if key is not None and (hit := cache.get(key)) is not None:
+            status, headers, content = hit
+            response = HttpResponse(zlib.decompress(content), status=status)
+            for header, value in headers:
+                response[header] = value
+            return response
+        try:
+            response = view(request, *args, **kwargs)
+        except BadParameter as error:
+            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+        if key is not None and _storable(request, response):
+            content = zlib.compress(response.content, 1)
+            if len(content) <= MAX_BYTES:
+                headers = [(header, response[header]) for header in KEPT_HEADERS if header in response]
+                cache.set(key, (response.status_code, headers, content), TIMEOUT)
+        return response
+
+    return wrapper

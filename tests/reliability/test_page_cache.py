@@ -1,0 +1,179 @@
+"""The public pages are rendered once per address, then read from the cache until a change commits:
+a sanction, a correction, a run or a statistics refresh shows on the next request.
+
+The pages are cached only outside a transaction, so these tests commit (a transactional database).
+"""
+import threading
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection, transaction
+from django.http import HttpResponse
+from django.middleware.csrf import get_token
+from django.test.utils import CaptureQueriesContext
+
+from ratings import services
+from ratings.models import RatingSystem, Trigger
+from ratingsite import page_cache
+from stats.services import summaries_refresh
+from tests.factories import RoundFactory, play
+from tests.roles import staff
+from tests.web.conftest import build_league, column, recalculate_all, table
+from tournaments.models import Game
+from tournaments.services import event_sanction, game_correct
+
+CACHED_PAGES = [
+    "/rankings/", "/rankings/elo/", "/rankings/glicko/?race=human&sort=-value", "/rankings/knsb/2024-07/", "/events/",
+    "/events/?status=any", "/lists/", "/lists/knsb/", "/lists/knsb/2024-07/", "/coaches/101/",
+    "/coaches/101/breakdown/elo/?variant=blood-bowl-2020", "/stats/", "/stats/games/", "/stats/race-grid/",
+    "/stats/win-ratios/?variant=blood-bowl-2020", "/stats/top/", "/stats/map/",
+]
+
+
+@pytest.fixture
+def federation(transactional_db):
+    data = build_league()
+    recalculate_all()
+    summaries_refresh()
+    return data
+
+
+def queries_of(client, url: str) -> tuple[int, object]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    return len(queries), response
+
+
+def elo_games(client) -> dict[str, str]:
+    found = table(client.get("/rankings/elo/"), "ranking")
+    return dict(zip(column(found, "Coach"), column(found, "Games")))
+
+
+@pytest.mark.parametrize("url", CACHED_PAGES)
+def test_a_page_is_rendered_once_then_read_from_the_cache(client, federation, url):
+    rendered, first = queries_of(client, url)
+    assert first.status_code == 200 and rendered > 0
+    again, second = queries_of(client, url)
+    assert again == 0
+    assert second.status_code == 200
+    assert second.content == first.content
+    assert second["Content-Type"] == first["Content-Type"]
+
+
+def test_each_query_string_is_its_own_page(client, federation):
+    assert table(client.get("/events/"), "Events")["rows"] != table(client.get("/events/?year=2022"), "Events")["rows"]
+    assert column(table(client.get("/events/?year=2022"), "Events"), "Event") == ["Paris Classic"]
+
+
+def test_a_sanction_shows_on_the_next_request(client, federation):
+    assert "Garage Bash" not in column(table(client.get("/events/"), "Events"), "Event")
+    assert elo_games(client)["Anna Jansen"] == "8"
+    event_sanction(event=federation["bash"], actor=staff())  # its runs go in-process once it commits
+    assert "Garage Bash" in column(table(client.get("/events/"), "Events"), "Event")
+    assert elo_games(client)["Anna Jansen"] == "9"
+
+
+def test_a_correction_shows_on_the_next_request(client, federation):
+    dutch = federation["dutch"]
+    before = client.get(f"/events/{dutch.pk}/").content
+    game = Game.objects.get(round__event=dutch, round__number=1, home_coach=federation["anna"])
+    game_correct(game=game, actor=staff(), home_touchdowns=0, away_touchdowns=3)
+    after = client.get(f"/events/{dutch.pk}/").content.decode()
+    assert after.encode() != before
+    assert "0–3" in after or "0-3" in after
+
+
+def test_a_run_commit_shows_on_the_next_request(client, federation):
+    assert elo_games(client)["Eva Bakker"] == "7"
+    # a game recorded past the services: only the run's commit tells the pages
+    play(RoundFactory(event=federation["cup"], number=3), federation["eva"], federation["dirk"], (1, 0),
+         home_race="dwarf", away_race="orc")
+    assert elo_games(client)["Eva Bakker"] == "7"
+    elo = RatingSystem.objects.get(slug="elo")
+    run = services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)
+    services.recalculation_execute(run_id=run.pk)
+    assert elo_games(client)["Eva Bakker"] == "8"
+
+
+def test_a_statistics_refresh_shows_on_the_next_request(client, federation):
+    before = client.get("/stats/race-grid/").content
+    play(RoundFactory(event=federation["league"], number=6), federation["eva"], federation["fay"], (3, 0),
+         home_race="dwarf", away_race="skaven")
+    assert client.get("/stats/race-grid/").content == before
+    summaries_refresh()
+    assert client.get("/stats/race-grid/").content != before
+
+
+def test_a_page_rendered_inside_a_transaction_is_neither_served_nor_stored(client, federation):
+    client.get("/events/")
+    with transaction.atomic():
+        assert queries_of(client, "/events/")[0] > 0
+        client.get("/events/?year=2022")
+    assert queries_of(client, "/events/")[0] == 0
+    assert queries_of(client, "/events/?year=2022")[0] > 0
+
+
+def test_a_page_cached_while_a_change_commits_is_rendered_again_after_it(client, federation):
+    def another_request():
+        client.get("/events/")  # another connection: the figures before the commit, stored
+        connection.close()
+
+    with transaction.atomic():
+        page_cache.bump_on_commit()
+        other = threading.Thread(target=another_request)
+        other.start()
+        other.join()
+    assert queries_of(client, "/events/")[0] > 0
+
+
+def test_signed_in_users_never_get_or_leave_a_cached_page(client, federation):
+    anonymous = client.get("/rankings/elo/").content.decode()
+    assert "Log out" not in anonymous
+    client.force_login(staff("sam"))
+    rendered, mine = queries_of(client, "/rankings/elo/")
+    assert rendered > 0 and "sam" in mine.content.decode() and "Log out" in mine.content.decode()
+    client.logout()
+    again, theirs = queries_of(client, "/rankings/elo/")
+    assert again == 0 and theirs.content.decode() == anonymous
+
+
+def _view_counting(calls: list, answer):
+    @page_cache.cached_page
+    def view(request):
+        calls.append(request.path)
+        return answer(request)
+    return view
+
+
+def _anonymous_get(rf, path="/page/"):
+    request = rf.get(path)
+    request.user = AnonymousUser()
+    return request
+
+
+def test_an_answer_holding_a_csrf_token_is_never_cached(rf):
+    calls = []
+
+    def form(request):
+        return HttpResponse(f'<input name="csrfmiddlewaretoken" value="{get_token(request)}">')
+    view = _view_counting(calls, form)
+    view(_anonymous_get(rf))
+    view(_anonymous_get(rf))
+    assert len(calls) == 2
+
+
+def test_an_answer_setting_a_cookie_or_failing_is_never_cached(rf):
+    def with_cookie(request):
+        response = HttpResponse("hello")
+        response.set_cookie("seen", "1")
+        return response
+    cookie_calls, missing_calls, plain_calls = [], [], []
+    for calls, answer in (
+        (cookie_calls, with_cookie),
+        (missing_calls, lambda request: HttpResponse("no such thing", status=404)),
+        (plain_calls, lambda request: HttpResponse("hello")),
+    ):
+        view = _view_counting(calls, answer)
+        view(_anonymous_get(rf))
+        view(_anonymous_get(rf))
+    assert (len(cookie_calls), len(missing_calls), len(plain_calls)) == (2, 2, 1)
