@@ -99,6 +99,7 @@ def start_gunicorn(url: str, port: int, workers: int) -> subprocess.Popen:
         os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="ratingsite.settings.base", DEBUG="false",
         ALLOWED_HOSTS="127.0.0.1", CONN_MAX_AGE="600", LOG_LEVEL="ERROR",
     )
+    env.setdefault("SECRET_KEY", "bench-only-" + os.urandom(16).hex())  # the base settings know no key
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "ratingsite.wsgi:application", "-w", str(workers),
          "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
