@@ -169,22 +169,7 @@ def coach_detail(request, number: int):
             rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
         )
     history = selectors.coach_history(coach, system) if system else []
-    series: dict[tuple, list] = defaultdict(list)
-    for item in history:
-        label = item["race__name"] or "All races"
-        series[(label, item["variant__name"])].append((item["effective"], item["rn"]))
-    chart = None
-    if series:
-        chart = charts.line_chart(
-            [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points)
-             for (race, variant), points in series.items()],
-            title=f"{coach.name}: {system.name} rating history",
-            description=(
-                f"Step line of the rating after every {'event' if system.method == Method.NAF_ELO else 'rating period'}, "
-                f"one line per {'race' if system.per_race else 'variant'}; the same figures are in the table below."
-            ),
-            x_label="Date", y_label="Rating", step=True, x_end=timezone.now().date(),
-        )
+    chart = _history_chart(coach, system, history) if system else None
     noun = "event" if system is not None and system.method == Method.NAF_ELO else "period"
     history_table = HistoryTable(
         history, caption=f"{system.name if system else ''}: rating after each {noun}", prefix="history-",
@@ -208,6 +193,25 @@ def coach_detail(request, number: int):
     })
 
 
+def _history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> charts.Chart | None:
+    """The step chart of the coach's rating after each event or period: one line per race (or variant)."""
+    series: dict[tuple, list] = defaultdict(list)
+    for item in history:
+        series[(item["race__name"] or "All races", item["variant__name"])].append((item["effective"], item["rn"]))
+    if not series:
+        return None
+    return charts.line_chart(
+        [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points)
+         for (race, variant), points in series.items()],
+        title=f"{coach.name}: {system.name} rating history",
+        description=(
+            f"Step line of the rating after every {'event' if system.method == Method.NAF_ELO else 'rating period'}, "
+            f"one line per {'race' if system.per_race else 'variant'}; the same figures are in the table below."
+        ),
+        x_label="Date", y_label="Rating", step=True, x_end=timezone.now().date(),
+    )
+
+
 # --- breakdown ------------------------------------------------------------------------------------
 
 
@@ -227,14 +231,8 @@ def breakdown(request, number: int, system: str):
         key.url = breakdown_url(system.slug, coach.number, key.race.slug if key.race_id else None, key.variant.slug)
     if not form.is_valid():
         return render(request, "ratings/breakdown.html", context, status=400)
-    race, variant = form.cleaned_data["race"], form.cleaned_data["variant"]
-    if not system.per_race:
-        race = None
-    matching = [
-        k for k in keys
-        if (variant is None or k.variant_id == variant.pk) and (not system.per_race or race is None or k.race_id == race.pk)
-    ]
-    current = matching[0] if matching else None
+    race, variant = form.cleaned_data["race"] if system.per_race else None, form.cleaned_data["variant"]
+    current = _chosen_key(system, keys, race, variant)
     if current is not None:
         race, variant = current.race, current.variant
     elif variant is None or (system.per_race and race is None):
@@ -540,3 +538,12 @@ def _expected_score_figures(configured):
     for d in range(-600, 601, 100):
         rows.append((d, [dict(s.points)[d] for s in series]))
     return {"chart": chart, "labels": [s.label for s in series]}, rows
+
+
+def _chosen_key(system: RatingSystem, keys: list, race, variant):
+    """The coach's rating key the breakdown's race and variant choose (the first of his keys, most
+    games first, where either is left open), or None."""
+    return next((
+        k for k in keys
+        if (variant is None or k.variant_id == variant.pk) and (not system.per_race or race is None or k.race_id == race.pk)
+    ), None)
