@@ -4,6 +4,7 @@ Datetimes are written as given: naive, in UTC, as the engines hold them.
 """
 from collections.abc import Iterable
 
+import psycopg
 from django.db import connection
 
 BATCH = 5000
@@ -91,8 +92,6 @@ def fetch_binary(sql: str, params: list) -> list[tuple]:
     """PostgreSQL: rows in the binary format (floats and bytes are not parsed from text, which is
     most of reading tens of thousands of rows); a cursor binding parameters on the server, as
     Django's own cursors (client-side binding) cannot return binary rows. Same transaction."""
-    import psycopg
-
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, binary=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import psycopg
 from django.db import connection
 
 from ratings import selectors
@@ -220,8 +221,6 @@ def read_table(model, columns: list[Column], system_id: int, codes: dict[str, Co
 def _copy_binary(sql: str, params: list, columns: list[Column]) -> Table:
     """A query's rows as columns, through one binary COPY: every value fixed-width and not null, so
     each row is one record of a NumPy dtype, parsed a few megabytes at a time."""
-    import psycopg
-
     fields = [("n", ">i2")]
     for i, c in enumerate(columns):
         fields += [(f"length{i}", ">i4"), (c.name, _BINARY[c.kind])]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.polynomial import chebyshev
 
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -19,8 +20,6 @@ _PHI_INTERVALS = int(_PHI_TOP / _PHI_STEP)
 
 
 def _phi_table() -> np.ndarray:
-    from numpy.polynomial import chebyshev
-
     nodes = np.cos(np.pi * (np.arange(_PHI_DEGREE + 1) + 0.5) / (_PHI_DEGREE + 1))
     fits = []
     for i in range(_PHI_INTERVALS):
