@@ -14,12 +14,14 @@ import datetime as dt
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 from ratings.engines import glicko
-from ratings.engines.common import CalculationRow, GameRecord, PeriodSummary
+from ratings.engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary
+from tournaments.uploads import FIRST_PLAY_DATE, last_play_date
 
 Key = tuple  # (coach, race or None, variant)
 
@@ -470,6 +472,46 @@ class Entries:
             yield ListEntry(key=key, **{name: columns[name][i] for name in names}, **{k: v[i] for k, v in extra.items()})
 
 
+class UnratableGame(ValueError):
+    """A game the replay cannot give an engine (dated outside the record's dates of play): the run fails naming it."""
+
+    def __init__(self, game: GameRecord, reason: str, *, event_name: str | None = None):
+        self.game, self.reason = game, reason
+        event = f"event {event_name!r} ({game.event_id})" if event_name else f"event {game.event_id}"
+        super().__init__(f"game {game.game_id} of {event}, played {game.played_at.date().isoformat()}, cannot be rated: {reason}")
+
+    def naming(self, event_name: str) -> UnratableGame:
+        """The same error, naming the game's event."""
+        return UnratableGame(self.game, self.reason, event_name=event_name)
+
+
+def replayable(games: list[GameRecord], config, *, start: dt.date | None, until: dt.date) -> tuple[list[GameRecord], dt.date | None]:
+    """The games an engine is given, and the date the lists start from: `start`, else the system's
+    first counted game (None: no game counts, and there are no lists).
+
+    Games of unsanctioned events count for no one: they are replayed, for their footnoted rows,
+    only from the month the lists start (with no lists, the first date of play) to `until`, so that
+    one dated 0001, 1900 or 9999 neither draws empty lists nor reaches an engine's date arithmetic.
+    Any other game outside the record's dates of play raises UnratableGame.
+    """
+    first = start
+    if first is None:
+        counts = CountingRule.of(config).exclusion
+        first = next((g.played_at.date() for g in games if counts(g) is None), None)
+    played_at = attrgetter("played_at")
+    lo = bisect_left(games, dt.datetime.combine(month_start(first) if first else FIRST_PLAY_DATE, dt.time()), key=played_at)
+    hi = max(lo, bisect_left(games, dt.datetime.combine(until + dt.timedelta(days=1), dt.time()), key=played_at))
+    before, after = games[:lo], games[hi:]
+    if not all(g.sanctioned for g in before) or not all(g.sanctioned for g in after):
+        games = [g for g in before if g.sanctioned] + games[lo:hi] + [g for g in after if g.sanctioned]
+    last = last_play_date(until)
+    if games and games[0].played_at.date() < FIRST_PLAY_DATE:
+        raise UnratableGame(games[0], f"it is dated before {FIRST_PLAY_DATE.isoformat()}, the first date of play")
+    if games and games[-1].played_at.date() > last:
+        raise UnratableGame(games[-1], f"it is dated after {last.isoformat()}, a year after the run's last day")
+    return games, first
+
+
 def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:
     """Month starts after `first` up to and including `until` (list dates)."""
     out = []
@@ -497,12 +539,14 @@ def replay(
 
     Yields one chunk per month, each ending on a list date, then a last partial chunk up to `until`
     whose entries are the current ratings of every key. The ledger is updated in place. The lists
-    dated `complete` hold every ranked key; the others the month's movements only.
+    dated `complete` hold every ranked key; the others the month's movements only. Lists start
+    from `start` or the first game the system counts; the games replayed are `replayable`'s.
     """
+    games, first = replayable(games, config, start=start, until=until)
     if not games and start is None:
         return
-    first = start or games[0].played_at.date()
-    dates = boundaries(first, until)
+    dates = boundaries(first, until) if first is not None else []
+    first = first or games[0].played_at.date()
     times = [g.played_at for g in games]
     board = ledger.board
     current_ratings = getattr(module, "current_ratings", None)  # engines rating after every game

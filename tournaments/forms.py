@@ -8,13 +8,16 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
+from django.utils import timezone
 
 from . import selectors
-from .models import Coach, Event, GameKind, Race, Side
+from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side
 from .uploads import (
+    FIRST_PLAY_DATE,
     MAX_CASUALTIES,
     MAX_TOUCHDOWNS,
     MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_GAMES,
     AwardEntry,
     GameEntry,
     ParticipantEntry,
@@ -23,6 +26,7 @@ from .uploads import (
     check_participants,
     check_results,
     check_rounds,
+    last_play_date,
 )
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
@@ -82,12 +86,25 @@ class LoginForm(AuthenticationForm):
         return cleaned
 
 
+def _date_window(*fields) -> None:
+    """Check the dates of play first (before comparing them), and let the browser's date picker offer only those."""
+    attrs = {"min": FIRST_PLAY_DATE.isoformat(), "max": last_play_date(timezone.localdate()).isoformat()}
+    for field in fields:
+        if not any(isinstance(validator, PlayDateValidator) for validator in field.validators):
+            field.validators.append(PlayDateValidator())
+        field.widget.attrs.update(attrs)
+
+
 class EventForm(forms.ModelForm):
     class Meta:
         model = Event
         fields = ["name", "variant", "start_date", "end_date", "country", "city", "latitude", "longitude", "is_major"]
         widgets = {"start_date": DATE, "end_date": DATE}
         help_texts = {"latitude": "Decimal degrees, −90 to 90 (for the map).", "longitude": "Decimal degrees, −180 to 180."}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _date_window(self.fields["start_date"], self.fields["end_date"])
 
     def clean(self):
         cleaned = super().clean()
@@ -134,6 +151,10 @@ class RoundForm(forms.Form):
     number = forms.IntegerField(min_value=1, max_value=99, widget=NUMBER)
     date = forms.DateField(widget=DATE)
     time = forms.TimeField(required=False, widget=TIME, help_text="Start (orders the rounds of a day).")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _date_window(self.fields["date"])
 
 
 class GameForm(forms.Form):
@@ -316,7 +337,8 @@ class UploadForm(forms.Form):
     ALLOWED_TYPES = {"text/csv", "text/plain", "application/csv", "application/vnd.ms-excel", "text/x-csv", "application/octet-stream"}
 
     file = forms.FileField(
-        label="Results file (CSV)", help_text=f"UTF-8 CSV, at most {MAX_UPLOAD_BYTES // 1024} KB.",
+        label="Results file (CSV)",
+        help_text=f"UTF-8 CSV, at most {MAX_UPLOAD_BYTES // 1024} KB and {MAX_UPLOAD_GAMES:,} games.",
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
     )
 

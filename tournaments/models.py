@@ -2,10 +2,35 @@
 
 Rules that must never be broken live in database constraints, not only in forms.
 """
+import datetime as dt
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.deconstruct import deconstructible
 from django_countries.fields import CountryField
+
+from .uploads import play_date_error
+
+
+@deconstructible
+class PlayDateValidator:
+    """Refuses a date (or time) of play outside the record's window, as of today (uploads.play_date_error).
+
+    The window moves with the clock, so it is a validator, not a database constraint."""
+
+    code = "implausible_date"
+
+    def __call__(self, value):
+        day = value.astimezone(dt.UTC).date() if isinstance(value, dt.datetime) and value.tzinfo else value
+        day = day.date() if isinstance(day, dt.datetime) else day
+        if problem := play_date_error(day, today=timezone.localdate()):
+            raise ValidationError(problem, code=self.code)
+
+    def __eq__(self, other):
+        return isinstance(other, PlayDateValidator)
 
 
 class Race(models.Model):
@@ -73,8 +98,8 @@ class EventStatus(models.TextChoices):
 class Event(models.Model):
     name = models.CharField(max_length=200)
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="events")
-    start_date = models.DateField(db_index=True)
-    end_date = models.DateField()
+    start_date = models.DateField(db_index=True, validators=[PlayDateValidator()])
+    end_date = models.DateField(validators=[PlayDateValidator()])
     country = CountryField(blank=True, db_index=True)
     city = models.CharField(max_length=100, blank=True)
     latitude = models.DecimalField(max_digits=8, decimal_places=5, null=True, blank=True)
@@ -129,7 +154,7 @@ class Participant(models.Model):
 class Round(models.Model):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField()
-    date = models.DateField()
+    date = models.DateField(validators=[PlayDateValidator()])
     start_time = models.TimeField(null=True, blank=True)
 
     class Meta:
@@ -168,7 +193,9 @@ class Game(models.Model):
     away_casualties = models.PositiveSmallIntegerField(default=0)
     conceded_by = models.CharField(max_length=4, choices=Side.choices, null=True, blank=True)
     kind = models.CharField(max_length=8, choices=GameKind.choices, default=GameKind.PLAYED)
-    played_at = models.DateTimeField(db_index=True, help_text="Time of play: orders games for the ratings.")
+    played_at = models.DateTimeField(
+        db_index=True, validators=[PlayDateValidator()], help_text="Time of play: orders games for the ratings.",
+    )
     source = models.CharField(max_length=100, null=True, blank=True, unique=True)
 
     class Meta:
@@ -256,3 +283,22 @@ class Award(models.Model):
     def __str__(self):
         return f"{self.category}: {self.coach} at {self.event}"
 
+
+
+class ResultsUpload(models.Model):
+    """A results file checked but not confirmed yet, one per event and uploader: kept here rather than
+    in the session (a session travels with every request), re-read for each page of its preview and
+    for the confirmation, and deleted when the results are saved."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=200)
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the file: ties a confirmation to what was previewed.")
+    data = models.BinaryField()
+    uploaded_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["event", "uploaded_by"], name="results_upload_once_per_uploader")]
+
+    def __str__(self):
+        return f"{self.name} for {self.event_id} by {self.uploaded_by_id}"

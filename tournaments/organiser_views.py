@@ -3,8 +3,6 @@
 Each view checks the role on the server and finds the event among the ones the user may open
 (his own; staff: any), so another organiser's event is a 404. Writes go through the services.
 """
-import hashlib
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -21,7 +19,7 @@ from . import selectors, services
 from .forms import CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm
 from .models import Event
 from .permissions import CREATE_COACHES, ENTER_EVENTS, permission_required
-from .uploads import COLUMN_NAMES, COLUMNS, Upload, parse_results, race_lookup
+from .uploads import COLUMN_NAMES, COLUMNS, MAX_UPLOAD_GAMES, Upload, parse_results, race_lookup
 
 
 def _event(request, pk: int) -> Event:
@@ -105,6 +103,12 @@ def _session_key(event: Event) -> str:
     return f"results-upload-{event.pk}"
 
 
+# Games per page of an upload's preview, and problems listed at most: a whole World Cup on one page
+# is megabytes of HTML.
+PREVIEW_PER_PAGE = 200
+PROBLEMS_SHOWN = 200
+
+
 def _parse(event: Event, data: bytes) -> Upload:
     return parse_results(
         data, races=race_lookup(selectors.race_refs()), start=event.start_date, end=event.end_date,
@@ -112,40 +116,59 @@ def _parse(event: Event, data: bytes) -> Upload:
     )
 
 
-def _upload_page(request, event: Event, *, form=None, upload: Upload | None = None, file_name: str = "", problems=()):
+def _preview(upload: Upload, page_number) -> tuple[list[dict], object]:
+    """One page of the upload's games in round order, with the names of their coaches and races."""
+    page = Paginator(sorted(upload.games, key=lambda g: (g.round, g.line)), PREVIEW_PER_PAGE).get_page(page_number)
+    coaches = selectors.coach_names(numbers={n for g in page for _, n, _ in g.coaches()})
+    races = selectors.race_names()
+    rows = [
+        {"game": game, "home_name": coaches.get(game.home_coach, ""), "away_name": coaches.get(game.away_coach, ""),
+         "home_race": races.get(game.home_race, game.home_race), "away_race": races.get(game.away_race, "")}
+        for game in page
+    ]
+    return rows, page
+
+
+def _upload_page(request, event: Event, *, form=None, upload: Upload | None = None, staged=None, problems=()):
     context = {
-        "event": event, "form": form or UploadForm(), "columns": COLUMNS, "upload": upload, "file_name": file_name,
-        "problems": problems, "example": ",".join(c.example for c in COLUMNS),
+        "event": event, "form": form or UploadForm(), "columns": COLUMNS, "upload": upload,
+        "file_name": staged.name if staged else "", "problems": problems, "example": ",".join(c.example for c in COLUMNS),
         "header": ",".join(COLUMN_NAMES), "replaced": selectors.event_game_count(event=event),
+        "max_games": MAX_UPLOAD_GAMES, "problems_shown": PROBLEMS_SHOWN,
     }
     if upload is not None:
+        context["more_problems"] = max(0, len(upload.errors) - PROBLEMS_SHOWN)
         if upload.unknown_coaches:
             context["new_coaches"] = NewCoachFormSet(
                 prefix="coaches", initial=[{"number": n, "name": name, "create": True} for n, name in upload.unknown_coaches.items()]
             )
         if upload.is_valid:
-            context["confirm"] = ConfirmForm(initial={"digest": request.session[_session_key(event)]["digest"]})
-            coaches = selectors.coach_names(numbers={n for g in upload.games for _, n, _ in g.coaches()})
-            races = selectors.race_names()
-            context["preview"] = [
-                {"game": game, "home_name": coaches.get(game.home_coach, ""), "away_name": coaches.get(game.away_coach, ""),
-                 "home_race": races.get(game.home_race, game.home_race), "away_race": races.get(game.away_race, "")}
-                for game in sorted(upload.games, key=lambda g: (g.round, g.line))
-            ]
+            context["confirm"] = ConfirmForm(initial={"digest": staged.digest})
+            context["preview"], context["preview_page"] = _preview(upload, request.GET.get("page"))
+            context["preview_count"] = len(upload.games)
             context["rounds"] = len({g.round for g in upload.games})
     return render(request, "organiser/event_upload.html", context, status=200)
+
+
+def _staged(request, event: Event):
+    """The upload this user checked for the event and has not saved yet (None: there is none)."""
+    digest = (request.session.get(_session_key(event)) or {}).get("digest")
+    return selectors.results_upload_staged(event=event, user=request.user, digest=digest) if digest else None
 
 
 @permission_required(ENTER_EVENTS)
 @require_http_methods(["GET", "POST"])
 def event_upload(request, pk: int):
-    """Upload, check, preview, confirm: nothing is saved until the whole file is valid and confirmed."""
+    """Upload, check, preview (page by page), confirm: nothing is saved until the whole file is valid
+    and confirmed. The file waits in the database meanwhile; the session holds its digest only."""
     event = _event(request, pk)
     if event.status not in services.EDITABLE_STATUSES:
         return _not_editable(request, event)
     key = _session_key(event)
     if request.method == "GET":
-        return _upload_page(request, event)
+        staged = _staged(request, event)
+        upload = _parse(event, bytes(staged.data)) if staged else None
+        return _upload_page(request, event, upload=upload, staged=staged)
     action = request.POST.get("action", "check")
     if action == "check":
         form = UploadForm(request.POST, request.FILES)
@@ -153,36 +176,32 @@ def event_upload(request, pk: int):
             return _upload_page(request, event, form=form)
         file = form.cleaned_data["file"]
         data = file.read()
-        upload = _parse(event, data)
-        request.session[key] = {
-            "data": data.decode("utf-8-sig", errors="replace"), "name": file.name[:200],
-            "digest": hashlib.sha256(data).hexdigest(),
-        }
-        return _upload_page(request, event, upload=upload, file_name=file.name)
-    stored = request.session.get(key)
-    if stored is None:
+        staged = services.results_upload_stage(event=event, actor=request.user, name=file.name, data=data)
+        request.session[key] = {"digest": staged.digest, "name": staged.name}
+        return _upload_page(request, event, upload=_parse(event, data), staged=staged)
+    staged = _staged(request, event)
+    if staged is None:
         messages.error(request, "Upload the file again: the checked upload is no longer there.")
         return redirect("organiser_event_upload", event.pk)
     if action == "create_coaches":
         created = _create_coaches(request)
         if created:
             messages.success(request, f"Created {created} coach{'es' if created != 1 else ''}.")
-        upload = _parse(event, stored["data"].encode())
-        return _upload_page(request, event, upload=upload, file_name=stored["name"])
+        return _upload_page(request, event, upload=_parse(event, bytes(staged.data)), staged=staged)
     if action == "confirm":
         form = ConfirmForm(request.POST)
-        if not form.is_valid() or form.cleaned_data["digest"] != stored["digest"]:
+        if not form.is_valid() or form.cleaned_data["digest"] != staged.digest:
             messages.error(request, "The results changed since the preview: check them again.")
             return redirect("organiser_event_upload", event.pk)
-        upload = _parse(event, stored["data"].encode())
+        upload = _parse(event, bytes(staged.data))
         if not upload.is_valid:
-            return _upload_page(request, event, upload=upload, file_name=stored["name"])
+            return _upload_page(request, event, upload=upload, staged=staged)
         try:
-            services.results_upload(event=event, actor=request.user, games=upload.games, file_name=stored["name"])
+            services.results_upload(event=event, actor=request.user, games=upload.games, file_name=staged.name)
         except ValidationError as error:
-            return _upload_page(request, event, upload=upload, file_name=stored["name"], problems=_error_messages(error))
+            return _upload_page(request, event, upload=upload, staged=staged, problems=_error_messages(error))
         del request.session[key]
-        messages.success(request, f"Saved {len(upload.games)} games from {stored['name']}.")
+        messages.success(request, f"Saved {len(upload.games)} games from {staged.name}.")
         return redirect("organiser_event_detail", event.pk)
     return redirect("organiser_event_upload", event.pk)
 

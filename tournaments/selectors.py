@@ -4,7 +4,7 @@ from collections.abc import Iterable
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, Min, Q, QuerySet
 
-from .models import Award, Coach, Event, EventStatus, Game, GameSide, Participant, Race
+from .models import Award, Coach, Event, EventStatus, Game, GameSide, Participant, Race, ResultsUpload
 from .permissions import events_for
 from .uploads import RaceRef
 
@@ -38,6 +38,11 @@ def recent_events(*, limit: int = 10):
 def event_get(*, pk: int) -> Event:
     """The event of that id, with its variant and organiser; raises Event.DoesNotExist."""
     return Event.objects.select_related("variant", "organiser").get(pk=pk)
+
+
+def event_name(*, pk: int) -> str:
+    """The name of the event of that id ("" when there is none)."""
+    return Event.objects.filter(pk=pk).values_list("name", flat=True).first() or ""
 
 
 def organiser_event_get(*, user, pk: int) -> Event:
@@ -76,6 +81,11 @@ def event_game_count(*, event: Event) -> int:
 def event_counts(*, event: Event) -> dict[str, int]:
     """How many games, rounds and participants the event holds."""
     return {"games": event.games.count(), "rounds": event.rounds.count(), "participants": event.participants.count()}
+
+
+def results_upload_staged(*, event: Event, user, digest: str) -> ResultsUpload | None:
+    """The results file `user` checked for this event, if it is still the one of that digest."""
+    return ResultsUpload.objects.filter(event=event, uploaded_by=user, digest=digest).first()
 
 
 def game_get(*, event: Event, pk: int) -> Game:

@@ -1,24 +1,30 @@
 """Writes to the federation's record. Every game goes through here so its two sides stay in step."""
 import datetime as dt
+import hashlib
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Min, Q
+from django.db.models import Max, Min, Q
+from django.utils import timezone
 
 from audit.models import Action
 from audit.services import audit_record
 
 from . import signals
-from .models import Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, Round, Side
+from .models import Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, ResultsUpload, Round, Side
 from .uploads import (
+    FIRST_PLAY_DATE,
     MAX_CASUALTIES,
     MAX_TOUCHDOWNS,
+    MAX_UPLOAD_GAMES,
     GameEntry,
     check_awards,
     check_participants,
     check_results,
     check_rounds,
+    last_play_date,
+    play_date_error,
     played_at_times,
 )
 
@@ -97,6 +103,24 @@ def _request_recalculation(*, trigger: str, since: dt.date, reason: str, actor) 
     signals.results_changed.send(sender=Game, trigger=trigger, since=since, reason=reason, actor=actor)
 
 
+def _ensure_plausible_dates(event: Event) -> None:
+    """Refuse an event whose dates, or whose rounds' or games' dates, lie outside the window of play
+    dates (stored before the record checked them): no rating could take them."""
+    rounds = event.rounds.aggregate(first=Min("date"), last=Max("date"))
+    games = event.games.aggregate(first=Min("played_at"), last=Max("played_at"))
+    days = [
+        ("starts", event.start_date), ("ends", event.end_date), ("has a round", rounds["first"]), ("has a round", rounds["last"]),
+        ("has a game", games["first"] and games["first"].date()), ("has a game", games["last"] and games["last"].date()),
+    ]
+    first, last = FIRST_PLAY_DATE, last_play_date(timezone.localdate())
+    problems = [f"The event {what} on {day.isoformat()}" for what, day in days if day and not first <= day <= last]
+    if problems:
+        raise ValidationError([
+            *dict.fromkeys(problems),
+            f"Dates of play run from {first.isoformat()} to {last.isoformat()}: correct the event's dates first.",
+        ])
+
+
 @transaction.atomic(durable=True)
 def event_submit(*, event: Event, actor) -> Event:
     """An organiser hands a draft (or a rejected event, corrected) to staff for sanctioning."""
@@ -105,6 +129,7 @@ def event_submit(*, event: Event, actor) -> Event:
         raise ValidationError(f"Only a draft or rejected event can be submitted; this one is {event.get_status_display().lower()}.")
     if not event.games.exists():
         raise ValidationError("An event needs at least one game before it can be submitted.")
+    _ensure_plausible_dates(event)
     before = event.status
     event.status = EventStatus.SUBMITTED
     event.save(update_fields=["status", "updated_at"])
@@ -118,6 +143,7 @@ def event_sanction(*, event: Event, actor, note: str = "") -> Event:
     event = Event.objects.select_for_update().get(pk=event.pk)
     if event.status == EventStatus.SANCTIONED:
         raise ValidationError("This event is already sanctioned.")
+    _ensure_plausible_dates(event)
     backdated = _is_backdated(event)
     before = event.status
     event.status = EventStatus.SANCTIONED
@@ -157,6 +183,10 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
         raise ValidationError(f"These fields cannot be corrected here: {', '.join(sorted(unknown))}.")
     _check_result_values(changes)
     game = Game.objects.select_for_update().select_related("event").get(pk=game.pk)
+    if problem := play_date_error(game.played_at.date(), today=timezone.localdate()):
+        raise ValidationError(
+            f"Game {game.pk} cannot be corrected: {problem} Reject the event so that its organiser corrects its dates."
+        )
     _ensure_not_recalculating(game.event)
     before = {name: getattr(game, name) for name in changes}
     for name, value in changes.items():
@@ -276,6 +306,13 @@ def _check_result_values(changes: dict) -> None:
         raise ValidationError(errors)
 
 
+def _ensure_not_too_many(games: list) -> None:
+    if len(games) > MAX_UPLOAD_GAMES:
+        raise ValidationError(
+            f"{len(games):,} games are more than one event holds: an event takes at most {MAX_UPLOAD_GAMES:,}."
+        )
+
+
 def _validation_messages(errors, label: str) -> list[str]:
     return [f"{label} {e.line}, {e.column}: {e.message}" if e.column else f"{label} {e.line}: {e.message}" for e in errors]
 
@@ -309,9 +346,9 @@ def _write_results(event: Event, entries, played_at: dict) -> None:
             for first in sorted(games, key=lambda g: g.round):
                 if first.round not in rounds:
                     rounds[first.round] = Round.objects.create(event=event, number=first.round, date=first.date, start_time=first.time)
-            sides = []
-            for entry in games:
-                game = Game.objects.create(
+            # In one statement per batch, in the entries' order: game ids follow it, as the ratings read them.
+            created = Game.objects.bulk_create([
+                Game(
                     round=rounds[entry.round], event=event,
                     home_coach=coaches[entry.home_coach], home_race=races[entry.home_race],
                     away_coach=coaches[entry.away_coach] if entry.away_coach is not None else None,
@@ -321,8 +358,9 @@ def _write_results(event: Event, entries, played_at: dict) -> None:
                     conceded_by=entry.conceded or None, kind=entry.kind,
                     played_at=played_at[entry.round].replace(tzinfo=dt.UTC),
                 )
-                sides.extend(game_sides_for(game))
-            GameSide.objects.bulk_create(sides)
+                for entry in games
+            ], batch_size=1000)
+            GameSide.objects.bulk_create([side for game in created for side in game_sides_for(game)], batch_size=1000)
             _refresh_statistics()
     except IntegrityError as exc:
         raise ValidationError(f"The database refused these results ({exc}); nothing was saved.") from exc
@@ -356,6 +394,7 @@ def event_update(*, event: Event, actor, fields: dict, participants, rounds, gam
     event.full_clean(exclude=["source"])
     _ensure_not_recalculating(event)
     participants, rounds, games, awards = list(participants), list(rounds), list(games), list(awards)
+    _ensure_not_too_many(games)
     numbers = {p.coach for p in participants} | {a.coach for a in awards} | {n for g in games for _, n, _ in g.coaches()}
     coaches = _coaches_by_number(numbers)
     races = _races_by_slug(
@@ -410,6 +449,22 @@ def _write_entry(event: Event, participants: list, rounds: list, games: list, aw
     )
 
 
+# A checked upload nobody confirmed within this time is dropped by the next one checked.
+STAGED_UPLOAD_LIFETIME = dt.timedelta(days=2)
+
+
+@transaction.atomic
+def results_upload_stage(*, event: Event, actor, name: str, data: bytes) -> ResultsUpload:
+    """Keep a checked results file until `actor` confirms it (replacing the one he checked before for
+    this event). Not audited: nothing of the record changes until results_upload."""
+    ResultsUpload.objects.filter(uploaded_at__lt=timezone.now() - STAGED_UPLOAD_LIFETIME).delete()
+    staged, _ = ResultsUpload.objects.update_or_create(
+        event=event, uploaded_by=actor,
+        defaults={"name": name[:200], "digest": hashlib.sha256(data).hexdigest(), "data": data},
+    )
+    return staged
+
+
 @transaction.atomic(durable=True)
 def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
     """Replace a draft or rejected event's rounds and games by an upload's games (uploads.GameEntry);
@@ -420,6 +475,7 @@ def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
     games = list(games)
     if not games:
         raise ValidationError("The upload has no games.")
+    _ensure_not_too_many(games)
     coaches = _coaches_by_number(n for g in games for _, n, _ in g.coaches())
     races = _races_by_slug({r for g in games for _, _, r in g.coaches()})
     names = dict(Race.objects.values_list("slug", "name"))
@@ -433,13 +489,17 @@ def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
         for _, number, race in game.coaches():
             registered.setdefault(number, race)
     existing = {p.coach.number: p for p in event.participants.select_related("coach", "race")}
+    changed = []
     for number, race in registered.items():
         participant = existing.get(number)
-        if participant is None:
-            Participant.objects.create(event=event, coach=coaches[number], race=races[race])
-        elif participant.race.slug != race:
+        if participant is not None and participant.race.slug != race:
             participant.race = races[race]
-            participant.save(update_fields=["race"])
+            changed.append(participant)
+    Participant.objects.bulk_update(changed, ["race"], batch_size=1000)
+    Participant.objects.bulk_create([
+        Participant(event=event, coach=coaches[number], race=races[race]) for number, race in registered.items() if number not in existing
+    ], batch_size=1000)
+    ResultsUpload.objects.filter(event=event, uploaded_by=actor).delete()
     audit_record(actor=actor, action=Action.EVENT_UPLOAD, obj=event, before=before, after=_event_counts(event), note=file_name[:200])
     return event
 

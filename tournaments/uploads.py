@@ -13,6 +13,13 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 MAX_UPLOAD_BYTES = 1024 * 1024
+# The largest events (a World Cup: some 1,400 coaches over 7 rounds) have under 5,000 games; a file
+# with more is not one event's results, and saving it would outlast a web worker's timeout.
+MAX_UPLOAD_GAMES = 5_000
+# Dates of play the record accepts: none before Blood Bowl was first published (1986), none more
+# than a year ahead (an event is announced at most a season before). Anything outside is a typing
+# error (0001, 9999) that the rating engines' date arithmetic cannot take.
+FIRST_PLAY_DATE = dt.date(1986, 1, 1)
 # Blood Bowl scores above these are typing errors, not games (the database refuses anything above 99).
 MAX_TOUCHDOWNS = 20
 MAX_CASUALTIES = 30
@@ -115,6 +122,23 @@ class Upload:
         return bool(self.unknown_coaches) and all(e.code == "unknown_coach" for e in self.errors)
 
 
+def last_play_date(today: dt.date) -> dt.date:
+    """The latest date of play the record accepts on `today`: the same day a year later."""
+    try:
+        return today.replace(year=today.year + 1)
+    except ValueError:  # 29 February
+        return today.replace(year=today.year + 1, day=28)
+
+
+def play_date_error(day: dt.date, *, today: dt.date) -> str | None:
+    """Why `day` cannot be a date of play of the record (None: it can)."""
+    last = last_play_date(today)
+    if FIRST_PLAY_DATE <= day <= last:
+        return None
+    return (f"{day.isoformat()} is not a plausible date: dates of play run from {FIRST_PLAY_DATE.isoformat()} "
+            f"to {last.isoformat()} (a year from today).")
+
+
 def race_lookup(races: Iterable[RaceRef]) -> dict[str, RaceRef]:
     """Races by lower-case name and by slug, as the CSV and the forms may give them."""
     lookup = {}
@@ -124,8 +148,11 @@ def race_lookup(races: Iterable[RaceRef]) -> dict[str, RaceRef]:
     return lookup
 
 
-def read_results(data: bytes, *, races: Mapping[str, RaceRef]) -> Upload:
-    """Parse an upload and check every cell on its own; rules across rows are check_results'."""
+def read_results(data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | None = None) -> Upload:
+    """Parse an upload and check every cell on its own (dates of play as of `today`, default the
+    clock's); rules across rows are check_results'. A file of more than MAX_UPLOAD_GAMES games is
+    refused as a whole, with that one error."""
+    today = today or dt.date.today()
     upload = Upload()
     text = _upload_text(data, upload.errors)
     if text is None:
@@ -136,11 +163,16 @@ def read_results(data: bytes, *, races: Mapping[str, RaceRef]) -> Upload:
     columns = _upload_columns(reader, upload.errors)
     if columns is None:
         return upload
-    for line, cells in _upload_lines(reader, upload.errors):
+    for count, (line, cells) in enumerate(_upload_lines(reader, upload.errors), start=1):
+        if count > MAX_UPLOAD_GAMES:
+            return Upload(errors=[RowError(0, "", (
+                f"The file has more than {MAX_UPLOAD_GAMES:,} games (line {line} is game {count:,}); one upload "
+                f"holds at most {MAX_UPLOAD_GAMES:,}, more than the largest events have. Upload one event's results."
+            ), "too_many_games")])
         if len(cells) > len(columns):
             upload.errors.append(RowError(line, "", f"This line has {len(cells)} values but the header names {len(columns)} columns."))
             continue
-        entry = _read_row(line, dict(zip(columns, (cell.strip() for cell in cells))), races, upload.errors)
+        entry = _read_row(line, dict(zip(columns, (cell.strip() for cell in cells))), races, upload.errors, today)
         if entry is not None:
             upload.games.append(entry)
             for side in SIDES:
@@ -234,7 +266,7 @@ class _Cells:
         return value
 
 
-def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[RowError]) -> GameEntry | None:
+def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[RowError], today: dt.date) -> GameEntry | None:
     cells = _Cells(line, row, errors)
     kind = cells.text("kind").lower() or "played"
     if kind not in KINDS:
@@ -251,6 +283,9 @@ def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[R
             date = dt.date.fromisoformat(raw_date)
         except ValueError:
             cells.error("date", f"'{raw_date}' is not a date: write it as YYYY-MM-DD.")
+        else:
+            if problem := play_date_error(date, today=today):
+                cells.error("date", problem)
     time = None
     raw_time = cells.text("time")
     if raw_time:
@@ -304,11 +339,13 @@ def _race(cells: _Cells, column: str, races: Mapping[str, RaceRef]) -> str | Non
 
 def check_results(
     games: Iterable[GameEntry], *, start: dt.date, end: dt.date, known_coaches: Container[int],
-    race_names: Mapping[str, str] | None = None,
+    race_names: Mapping[str, str] | None = None, today: dt.date | None = None,
 ) -> list[RowError]:
-    """The rules across games: dates within the event, one date per round, known coaches, nobody
-    against himself, no duplicate game, a coach once per round, one race per coach. Sorted by line."""
+    """The rules across games: plausible dates (as of `today`, default the clock's) within the event,
+    one date per round, known coaches, nobody against himself, no duplicate game, a coach once per
+    round, one race per coach. Sorted by line."""
     race_names = race_names or {}
+    today = today or dt.date.today()
     errors: list[RowError] = []
     round_dates: dict[int, tuple[dt.date, int]] = {}
     pairings: dict[tuple, int] = {}
@@ -316,7 +353,9 @@ def check_results(
     coach_races: dict[int, tuple[str, int]] = {}
     for game in games:
         line = game.line
-        if not start <= game.date <= end:
+        if problem := play_date_error(game.date, today=today):
+            errors.append(RowError(line, "date", problem))
+        elif not start <= game.date <= end:
             errors.append(RowError(
                 line, "date", f"{game.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d}).",
             ))
@@ -377,13 +416,15 @@ def played_at_times(games: Iterable[GameEntry]) -> dict[int, dt.datetime]:
 
 def parse_results(
     data: bytes, *, races: Mapping[str, RaceRef], start: dt.date, end: dt.date,
-    find_coaches: Callable[[set[int]], Container[int]],
+    find_coaches: Callable[[set[int]], Container[int]], today: dt.date | None = None,
 ) -> Upload:
-    """The whole verdict on one upload: every cell, then the rules across the rows that could be read.
+    """The whole verdict on one upload: every cell, then the rules across the rows that could be read
+    (dates of play as of `today`, default the clock's).
 
     `find_coaches` is given the federation numbers in the file and answers which of them exist.
     """
-    upload = read_results(data, races=races)
+    today = today or dt.date.today()
+    upload = read_results(data, races=races, today=today)
     if not upload.games:
         upload.unknown_coaches = {}
         return upload
@@ -391,7 +432,7 @@ def parse_results(
     known = find_coaches(numbers)
     names = {race.slug: race.name for race in races.values()}
     upload.errors = sorted(
-        upload.errors + check_results(upload.games, start=start, end=end, known_coaches=known, race_names=names),
+        upload.errors + check_results(upload.games, start=start, end=end, known_coaches=known, race_names=names, today=today),
         key=RowError.sort_key,
     )
     upload.unknown_coaches = {
@@ -423,14 +464,19 @@ class AwardEntry:
     race: str | None = None
 
 
-def check_rounds(rounds: Iterable[RoundEntry], *, start: dt.date, end: dt.date) -> list[RowError]:
-    """Round numbers once each, dates within the event."""
+def check_rounds(
+    rounds: Iterable[RoundEntry], *, start: dt.date, end: dt.date, today: dt.date | None = None,
+) -> list[RowError]:
+    """Round numbers once each, plausible dates (as of `today`, default the clock's) within the event."""
     errors, seen = [], {}
+    today = today or dt.date.today()
     for entry in rounds:
         if entry.number in seen:
             errors.append(RowError(entry.line, "number", f"Round {entry.number} is already on row {seen[entry.number]}."))
         seen.setdefault(entry.number, entry.line)
-        if not start <= entry.date <= end:
+        if problem := play_date_error(entry.date, today=today):
+            errors.append(RowError(entry.line, "date", problem))
+        elif not start <= entry.date <= end:
             errors.append(RowError(
                 entry.line, "date", f"{entry.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d}).",
             ))

@@ -28,11 +28,12 @@ from ratings.models import (
     RecalculationRun,
     RunStatus,
 )
-from ratings.replay import Ledger, months_between, replay
+from ratings.replay import Ledger, UnratableGame, months_between, replay, replayable
 from ratings.services.leases import recalculation_sweep, run_lease
 from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
 from ratings.services.workers import _longest_first, can_fork, in_processes
 from ratingsite import page_cache
+from tournaments import selectors as record_selectors
 
 logger = logging.getLogger(__name__)  # "ratings.services.execution": the runs, under the "ratings" logger
 
@@ -281,6 +282,10 @@ def _recalculate(
     clock = _Laps(log)
     tables = fresh.tables if fresh else {}
     output = _Output(system, keys, tables)
+    try:  # before the COPY holds the connection: a game no run can rate fails the run here, its event named
+        replayable(games, config, start=start, until=today)
+    except UnratableGame as error:
+        raise error.naming(record_selectors.event_name(pk=error.game.event_id)) from None
     with BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow)) as rows:
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,

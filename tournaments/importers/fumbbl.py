@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
 from tournaments.models import (
@@ -31,6 +32,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.services import game_sides_for
+from tournaments.uploads import FIRST_PLAY_DATE, last_play_date
 
 ID_COLUMNS = (
     "match_id", "replay_id", "tournament_id", "team1_id", "team2_id",
@@ -208,8 +210,14 @@ def _parsed(value: str, column: str, problems: list[str], pattern, parse, form: 
     return None
 
 
-def _date(value: str, column: str, problems: list[str]) -> dt.date | None:
-    return _parsed(value, column, problems, _DATE, dt.date.fromisoformat, "date YYYY-MM-DD")
+def _date(value: str, column: str, problems: list[str], today: dt.date) -> dt.date | None:
+    """The date, when it is one and lies within the record's dates of play (uploads.play_date_error)."""
+    day = _parsed(value, column, problems, _DATE, dt.date.fromisoformat, "date YYYY-MM-DD")
+    last = last_play_date(today)
+    if day is not None and not FIRST_PLAY_DATE <= day <= last:
+        problems.append(f"{column} {value!r} is outside the dates of play ({FIRST_PLAY_DATE.isoformat()} to {last.isoformat()})")
+        return None
+    return day
 
 
 def _time(value: str, column: str, problems: list[str]) -> dt.time | None:
@@ -222,8 +230,12 @@ def _race(value: str, column: str, problems: list[str]) -> str:
     return FEDERATION_RACE_NAMES.get(value, value)
 
 
-def parse_matches(lines: Iterable[str], *, file: str = "fumbbl_matches.csv") -> tuple[list[Match], list[BadRow]]:
-    """The valid matches of a FUMBBL matches CSV and its bad rows, each with every problem it has."""
+def parse_matches(
+    lines: Iterable[str], *, file: str = "fumbbl_matches.csv", today: dt.date | None = None,
+) -> tuple[list[Match], list[BadRow]]:
+    """The valid matches of a FUMBBL matches CSV and its bad rows, each with every problem it has
+    (a date outside the dates of play as of `today`, default the clock's, among them)."""
+    today = today or timezone.localdate()
     matches: list[Match] = []
     bad: list[BadRow] = []
     first_seen: dict[int, int] = {}
@@ -234,7 +246,7 @@ def parse_matches(lines: Iterable[str], *, file: str = "fumbbl_matches.csv") -> 
         problems: list[str] = []
         ids = {column: _id(row[column], column, problems) for column in ID_COLUMNS}
         counts = {column: _count(row[column], column, problems) for column in COUNT_COLUMNS}
-        date = _date(row["match_date"], "match_date", problems)
+        date = _date(row["match_date"], "match_date", problems, today)
         clock = _time(row["match_time"], "match_time", problems)
         home_race = _race(row["team1_race_name"], "team1_race_name", problems)
         away_race = _race(row["team2_race_name"], "team2_race_name", problems)
@@ -280,9 +292,10 @@ def parse_matches(lines: Iterable[str], *, file: str = "fumbbl_matches.csv") -> 
 
 
 def parse_tourneys(
-    lines: Iterable[str], *, file: str = "fumbbl_tourneys.csv"
+    lines: Iterable[str], *, file: str = "fumbbl_tourneys.csv", today: dt.date | None = None,
 ) -> tuple[dict[int, Tourney], list[BadRow]]:
-    """FUMBBL tournaments by id, and the bad rows of the tourneys CSV."""
+    """FUMBBL tournaments by id, and the bad rows of the tourneys CSV (dates as parse_matches checks them)."""
+    today = today or timezone.localdate()
     tourneys: dict[int, Tourney] = {}
     first_seen: dict[int, int] = {}
     bad: list[BadRow] = []
@@ -292,8 +305,8 @@ def parse_tourneys(
             continue
         problems: list[str] = []
         tournament_id = _id(row["tournament_id"], "tournament_id", problems)
-        start = _date(row["tournament_start"], "tournament_start", problems)
-        end = _date(row["tournament_end"], "tournament_end", problems)
+        start = _date(row["tournament_start"], "tournament_start", problems, today)
+        end = _date(row["tournament_end"], "tournament_end", problems, today)
         if tournament_id in first_seen:
             problems.append(f"tournament_id {tournament_id} already on line {first_seen[tournament_id]}")
         elif tournament_id is not None:
