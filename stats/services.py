@@ -70,6 +70,9 @@ def _played_sides() -> QuerySet:
     return GameSide.objects.filter(opponent__isnull=False).order_by()
 
 
+REFRESH_LOCK = 72_615  # the advisory lock a statistics refresh holds until it commits
+
+
 @transaction.atomic
 def summaries_refresh() -> SummaryRefresh:
     """Rebuild every summary table from the games as they are now, in one transaction.
@@ -78,6 +81,11 @@ def summaries_refresh() -> SummaryRefresh:
     Readers see the old figures until it commits.
     """
     started = time.perf_counter()
+    if connection.vendor == "postgresql":
+        # one refresh at a time: a second one's DELETE would miss the first's uncommitted rows, and
+        # its inserts then collide with them at commit (SQLite's writers take turns anyway)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [REFRESH_LOCK])
     for model in (EventSummary, RaceMatchupSummary, CoachSummary, CoachRaceSummary):
         model.objects.all().delete()
     record_columns = [*SLICE, "games", "wins", "draws", "losses"]
