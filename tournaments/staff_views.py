@@ -142,7 +142,7 @@ def event_sanction(request, pk: int):
         services.event_sanction(event=event, actor=request.user, note=form.cleaned_data["note"])
     except ValidationError as error:
         return event_review(request, pk, sanction_form=form, problems=_error_messages(error))
-    messages.success(request, f"{event.name} is sanctioned; the ratings are recalculated from its date.")
+    messages.success(request, f"{event.name} is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")
     return redirect("staff_event_queue")
 
 
@@ -215,7 +215,7 @@ def coach_merge(request):
             except ValidationError as error:
                 form.add_error(None, error)
             else:
-                messages.success(request, f"Coach {duplicate.number} is merged into {keep}; the ratings are recalculated.")
+                messages.success(request, f"Coach {duplicate.number} is merged into {keep}. The recalculation is queued.")
                 return redirect("staff_coach_merge")
         preview = []
         for label, coach in (("Keep", keep), ("Fold in and delete", duplicate)):

@@ -65,6 +65,27 @@ def test_sanctioning_an_event_records_it_and_recalculates_the_rankings(client, s
     assert (elo(w), elo(x), elo(y), elo(z)) == (149.97, 150.03, 152.03, 147.97)
 
 
+def test_a_sanction_with_the_broker_down_answers_normally_saying_the_recalculation_is_queued(
+    client, sam, submitted, monkeypatch, django_capture_on_commit_callbacks,
+):
+    from kombu.exceptions import OperationalError
+
+    from ratings.services import requests
+
+    def down(tasks):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(requests, "group", lambda tasks: type("Down", (), {"apply_async": lambda self: down(tasks)})())
+    event, _, _ = submitted
+    with django_capture_on_commit_callbacks(execute=True) as sent:
+        response = client.post(f"/staff/events/{event.pk}/sanction/", {"note": "All in order"}, follow=True)
+    assert response.status_code == 200 and len(sent) >= 1  # the enqueue ran, and met the broker down
+    assert "is sanctioned. Its recalculation is queued: the rankings show it once that run finishes." in response.content.decode()
+    event.refresh_from_db()
+    assert event.status == EventStatus.SANCTIONED
+    assert {(r.status, r.enqueued_at) for r in RecalculationRun.objects.all()} == {(RunStatus.QUEUED, None)}  # the outbox
+
+
 def test_a_rejection_needs_a_reason_that_the_organiser_then_reads(client, sam, submitted):
     event, _, _ = submitted
     response = client.post(f"/staff/events/{event.pk}/reject/", {"reason": "  "})
