@@ -9,17 +9,18 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
-from django_tables2 import RequestConfig
 
 from ratings import selectors
 from ratings.filters import RunFilter
 from ratings.models import RatingSystem, RecalculationRun, RunStatus
 from ratings.services import rating_system_update, recalculation_cancel, recalculation_rerun
 from ratings.staff_forms import RatingSystemForm
+from ratingsite.page_cache import checked_parameters, paginate_table
 from tournaments import permissions as perms
 from tournaments.organiser_views import _posted
 
 PER_PAGE = 50
+MAX_PER_PAGE = 200
 
 
 class RunTable(tables.Table):
@@ -86,10 +87,11 @@ def system_edit(request, pk: int):
 
 
 @perms.permission_required(perms.READ_RUNS)
+@checked_parameters
 def run_list(request):
     run_filter = RunFilter(request.GET, queryset=selectors.run_list())
     table = RunTable(run_filter.qs)
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
+    paginate_table(request, table, PER_PAGE, max_per_page=MAX_PER_PAGE)
     return render(request, "staff/run_list.html", {"filter": run_filter, "table": table})
 
 

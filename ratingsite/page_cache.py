@@ -135,3 +135,23 @@ def cached_page(view):
         return response
 
     return wrapper
+
+
+def checked_parameters(view):
+    """A view that is not cached (staff pages) behind the same query check: a control character or a
+    `BadParameter` the view raises gets a 400 with a message."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        name = control_character(request)
+        if name is not None:
+            return HttpResponseBadRequest(
+                f"The query parameter “{name}” holds a control character: remove it from the address.",
+                content_type="text/plain; charset=utf-8",
+            )
+        try:
+            return view(request, *args, **kwargs)
+        except BadParameter as error:
+            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+
+    return wrapper

@@ -12,10 +12,10 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
-from django_tables2 import RequestConfig
 
 from audit.models import AuditRecord
 from audit.selectors import audit_records, audit_records_for
+from ratingsite.page_cache import checked_parameters, paginate_table
 
 from . import permissions as perms
 from . import selectors, services
@@ -32,6 +32,7 @@ from .organiser_views import _error_messages, _posted
 
 User = get_user_model()
 PER_PAGE = 50
+MAX_PER_PAGE = 200
 
 
 def _change_lines(before, after) -> list[tuple[str, str]]:
@@ -103,13 +104,14 @@ class MemberTable(tables.Table):
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)
+@checked_parameters
 def event_queue(request):
     """Submitted events by default; the status filter shows the others."""
     data = request.GET.copy()
     data.setdefault("status", EventStatus.SUBMITTED)
     event_filter = EventQueueFilter(data, queryset=selectors.event_queue())
     table = EventQueueTable(event_filter.qs)
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
+    paginate_table(request, table, PER_PAGE, max_per_page=MAX_PER_PAGE)
     return render(request, "staff/event_queue.html", {"filter": event_filter, "table": table})
 
 
@@ -225,10 +227,11 @@ def coach_merge(request):
 
 
 @perms.permission_required(perms.LINK_ACCOUNTS, "auth.view_user")
+@checked_parameters
 def member_list(request):
     query = request.GET.get("q", "").strip()
     table = MemberTable(selectors.member_list(query=query))
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
+    paginate_table(request, table, PER_PAGE, max_per_page=MAX_PER_PAGE)
     return render(request, "staff/member_list.html", {"table": table, "q": query})
 
 
@@ -257,8 +260,9 @@ def member_link(request, pk: int):
 
 
 @perms.permission_required(perms.READ_AUDIT)
+@checked_parameters
 def audit_log(request):
     audit_filter = AuditFilter(request.GET, queryset=audit_records())
     table = AuditTable(audit_filter.qs)
-    RequestConfig(request, paginate={"per_page": PER_PAGE}).configure(table)
+    paginate_table(request, table, PER_PAGE, max_per_page=MAX_PER_PAGE)
     return render(request, "staff/audit_log.html", {"filter": audit_filter, "table": table})

@@ -4,6 +4,7 @@ import pytest
 from django.db import transaction
 
 from stats.services import summaries_refresh
+from tests.roles import staff
 from tests.web.conftest import build_league, recalculate_all
 
 ODD_VALUES = [
@@ -83,3 +84,13 @@ def test_control_characters_in_the_query_are_a_400_with_a_message(client, federa
     response = client.get(url)
     assert response.status_code == 400
     assert "control character" in response.content.decode()
+
+
+@pytest.mark.parametrize("path", ["/staff/runs/", "/staff/events/", "/staff/members/", "/staff/audit/"])
+@pytest.mark.parametrize("per_page", ["-5", "0", "1000000", "abc"])
+def test_a_staff_table_refuses_a_page_size_it_cannot_use_with_a_message(client, db, path, per_page):
+    client.force_login(staff())
+    response = client.get(f"{path}?per_page={per_page}")
+    assert response.status_code == 400
+    assert "is not a page size: give a number of rows from 1 to 200." in response.content.decode()
+    assert client.get(f"{path}?per_page=2").status_code == 200
