@@ -101,21 +101,14 @@ def _storable(request, response) -> bool:
 
 
 def cached_page(view):
-    """A public view behind the query check and the versioned cache.
+    """A public view behind the query check (`checked_parameters`) and the versioned cache.
 
-    A query string with a control character (a NUL byte, say) and a `BadParameter` the view raises
-    get a 400 with a message. An anonymous GET is answered from the cache when this address was
-    rendered since the last change; otherwise the view renders it, and a storable answer is kept.
+    An anonymous GET is answered from the cache when this address was rendered since the last
+    change; otherwise the view renders it, and a storable answer is kept.
     """
 
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        name = control_character(request)
-        if name is not None:
-            return HttpResponseBadRequest(
-                f"The query parameter “{name}” holds a control character: remove it from the address.",
-                content_type="text/plain; charset=utf-8",
-            )
+    def cached(request, *args, **kwargs):
         key = _key(request, _version()) if _uses_cache(request) else None
         if key is not None and (hit := cache.get(key)) is not None:
             status, headers, content = hit
@@ -123,10 +116,7 @@ def cached_page(view):
             for header, value in headers:
                 response[header] = value
             return response
-        try:
-            response = view(request, *args, **kwargs)
-        except BadParameter as error:
-            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+        response = view(request, *args, **kwargs)
         if key is not None and _storable(request, response):
             content = zlib.compress(response.content, 1)
             if len(content) <= MAX_BYTES:
@@ -134,12 +124,12 @@ def cached_page(view):
                 cache.set(key, (response.status_code, headers, content), TIMEOUT)
         return response
 
-    return wrapper
+    return checked_parameters(cached)
 
 
 def checked_parameters(view):
-    """A view that is not cached (staff pages) behind the same query check: a control character or a
-    `BadParameter` the view raises gets a 400 with a message."""
+    """A view behind the query check: a query string with a control character (a NUL byte, say) and
+    a `BadParameter` the view raises get a 400 with a message (never cached)."""
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
