@@ -212,6 +212,11 @@ def check_fields(cls, values: dict) -> None:
         raise ValueError(f"{cls.__name__}: unknown parameter(s) {', '.join(unknown)}")
 
 
+def plain_params(config) -> dict:
+    """A configuration dataclass's fields as plain data, tuples as lists (what a system stores)."""
+    return {f.name: list(value) if isinstance(value := getattr(config, f.name), tuple) else value for f in fields(config)}
+
+
 def config_error(owner: str, name: str, value, expected: str) -> ValueError:
     """The error a configuration raises for a bad parameter, naming it."""
     return ValueError(f"{owner}.{name}: {value!r} is not valid ({expected})")

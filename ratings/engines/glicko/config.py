@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
 from typing import NamedTuple
 
-from ..common import check_fields, config_error, config_slugs
+from ..common import check_fields, config_error, config_slugs, plain_params
 from .calculator import GlickoRating
 
 PERIODS = ("month", "two_weeks", "event")
@@ -106,12 +106,7 @@ class GlickoConfig:
 
     def as_params(self) -> dict:
         """The parameters as plain data (lists for tuples, ISO date), the inverse of from_params."""
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, tuple) else value
-        out["period_anchor"] = self.period_anchor.isoformat()
-        return out
+        return {**plain_params(self), "period_anchor": self.period_anchor.isoformat()}
 
     @property
     def decay_cap(self) -> float:

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 
-from ..common import check_fields, config_error, config_slugs
+from ..common import check_fields, config_error, config_slugs, plain_params
 from .calculator import SIGMA
 
 _config_error = partial(config_error, "KnsbConfig")
@@ -98,12 +98,4 @@ class KnsbConfig:
 
     def as_params(self) -> dict:
         """The parameters as plain data (lists for tuples), the inverse of from_params."""
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "initial_list":
-                value = [list(entry) for entry in value]
-            elif isinstance(value, tuple):
-                value = list(value)
-            out[f.name] = value
-        return out
+        return {**plain_params(self), "initial_list": [list(entry) for entry in self.initial_list]}

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..common import check_fields, config_error, config_slugs
+from ..common import check_fields, config_error, config_slugs, plain_params
 
 _config_error = partial(config_error, "EloConfig")
 _slugs = partial(config_slugs, "EloConfig")
@@ -52,5 +52,4 @@ class EloConfig:
 
     def as_params(self) -> dict[str, Any]:
         """The parameters as plain data (lists for tuples), the inverse of from_params."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+        return plain_params(self)
