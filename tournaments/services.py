@@ -427,13 +427,19 @@ def _entry_errors(event: Event, participants: list, rounds: list, games: list, a
     return errors
 
 
-def _write_entry(event: Event, participants: list, rounds: list, games: list, awards: list, coaches: dict, races: dict) -> None:
-    """Replace the event's participants, rounds, games and awards by the entry's (already checked).
-    A coach who played is registered with his first game's race unless the form registered him."""
-    registered = {p.coach: p.race for p in participants}
+def _registered(games: list, registered: dict[int, str]) -> dict[int, str]:
+    """`registered` (coach number -> race slug) with every coach who played and is not in it yet,
+    at the race of his first game in the entry's order."""
     for game in sorted(games, key=lambda g: g.line):
         for _, number, race in game.coaches():
             registered.setdefault(number, race)
+    return registered
+
+
+def _write_entry(event: Event, participants: list, rounds: list, games: list, awards: list, coaches: dict, races: dict) -> None:
+    """Replace the event's participants, rounds, games and awards by the entry's (already checked).
+    A coach who played is registered with his first game's race unless the form registered him."""
+    registered = _registered(games, {p.coach: p.race for p in participants})
     event.awards.all().delete()
     event.participants.all().delete()
     _write_results(event, games, played_at_times(games))
@@ -484,10 +490,7 @@ def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
         raise ValidationError(_validation_messages(errors, "Line"))
     before = _event_counts(event)
     _write_results(event, games, played_at_times(games))
-    registered: dict[int, str] = {}
-    for game in sorted(games, key=lambda g: g.line):
-        for _, number, race in game.coaches():
-            registered.setdefault(number, race)
+    registered = _registered(games, {})
     existing = {p.coach.number: p for p in event.participants.select_related("coach", "race")}
     changed = []
     for number, race in registered.items():
