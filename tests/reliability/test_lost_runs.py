@@ -91,6 +91,22 @@ execution._Output.add = add
 services.recalculation_execute(run_id=int(sys.argv[1]))
 """
 
+# The same, held in the middle of swapping its fresh tables in: one table attached, the others not.
+MID_SWAP = """
+import sys, time, django
+django.setup()
+from django.db import connection
+from ratings import services
+def attach_one(execute, sql, params, many, context):
+    result = execute(sql, params, many, context)
+    if "ATTACH PARTITION" in sql:
+        print("swapping", flush=True)
+        time.sleep(120)
+    return result
+with connection.execute_wrapper(attach_one):
+    services.recalculation_execute(run_id=int(sys.argv[1]))
+"""
+
 
 def running(pid: int) -> bool:
     """Whether the process runs (a killed one nobody has reaped yet is a zombie, not running)."""
@@ -120,7 +136,8 @@ def wait_for(process: subprocess.Popen, word: str, timeout: float = 60) -> None:
 
 @pytest.mark.postgresql
 @pytest.mark.django_db(transaction=True)
-def test_a_run_killed_mid_replay_is_failed_by_the_sweep_and_the_rankings_stay_as_they_were():
+@pytest.mark.parametrize(("script", "moment"), [(MID_REPLAY, "replaying"), (MID_SWAP, "swapping")], ids=["mid-replay", "mid-swap"])
+def test_a_run_killed_mid_replay_or_mid_swap_is_failed_by_the_sweep_and_the_rankings_stay_as_they_were(script, moment):
     coaches = CoachFactory.create_batch(4)
     add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
     elo = RatingSystem.objects.get(slug="elo")
@@ -128,10 +145,10 @@ def test_a_run_killed_mid_replay_is_failed_by_the_sweep_and_the_rankings_stay_as
     before = everything("elo")
     add_event(coaches, dt.date(2024, 2, 10), [[(0, 2, (1, 0)), (1, 3, (0, 2))]])
     run = services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)  # a full run: fresh tables
-    process = subprocess.Popen([sys.executable, "-c", MID_REPLAY, str(run.pk)], env=database_env(), text=True,
+    process = subprocess.Popen([sys.executable, "-c", script, str(run.pk)], env=database_env(), text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        wait_for(process, "replaying")
+        wait_for(process, moment)
         assert RecalculationRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
         assert services.recalculation_sweep() == []  # alive: its lease is held
         os.kill(process.pid, signal.SIGKILL)

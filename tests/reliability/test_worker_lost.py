@@ -1,0 +1,83 @@
+"""A killed worker loses nothing: with the real broker, a Celery worker whose pool process is killed
+in the middle of a run gives the message back, and the run is carried out again from a clean start."""
+import datetime as dt
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from ratings import services
+from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.verification import verify_system
+from ratingsite.celery import app as celery_app
+from tests.factories import CoachFactory
+from tests.ratings.conftest import add_event
+from tests.reliability.test_lost_runs import database_env, running
+
+pytestmark = [pytest.mark.broker, pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
+
+# A worker whose pool process, the first time it is in the middle of a replay, writes its pid to
+# the file named and waits there to be killed. Later deliveries run through.
+WORKER = """
+import os, sys, time, django
+django.setup()
+from ratings.services import execution
+marker = sys.argv[1]
+real = execution._Output.add
+def add(self, chunk, rows):
+    real(self, chunk, rows)
+    if not os.path.exists(marker):
+        with open(marker, "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(120)
+execution._Output.add = add
+from ratingsite.celery import app
+app.worker_main(["worker", "--pool=prefork", "--concurrency=1", "--loglevel=WARNING",
+                 "--without-gossip", "--without-mingle", "--without-heartbeat"])
+"""
+
+
+def wait_until(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"no {what} within {timeout} s")
+
+
+def test_a_worker_whose_pool_process_is_killed_mid_run_gives_the_run_back_and_it_is_carried_out(tmp_path: Path):
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date.today().replace(day=1) - dt.timedelta(days=60), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
+    elo = RatingSystem.objects.get(slug="elo")
+    celery_app.control.purge()
+    marker = tmp_path / "pool-process"
+    worker = subprocess.Popen([sys.executable, "-c", WORKER, str(marker)], env=database_env(), text=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        run = services.recalculation_request(system=elo, trigger=Trigger.MANUAL)  # a full run, sent to the broker
+        pool_pid = int(wait_until(lambda: marker.exists() and marker.read_text(), 90, "run in the pool process"))
+        assert RecalculationRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
+        os.kill(pool_pid, signal.SIGKILL)
+        # rejected, not acknowledged: the broker hands the message to the pool's next process
+        done = wait_until(lambda: RecalculationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).first(), 90,
+                          "second delivery carried out")
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+    assert not running(pool_pid)
+    assert done.games_processed == 2 and done.error == ""
+    assert RecalculationRun.objects.count() == 1  # the same run, not a new one
+    assert verify_system(elo).count == 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_class WHERE relname LIKE %s", [f"%\\_r{run.pk}"])
+        assert cursor.fetchone()[0] == 0  # the killed attempt's fresh tables went before the second began
