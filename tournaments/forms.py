@@ -8,6 +8,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
+from django.forms.models import ModelChoiceIterator
 from django.utils import timezone
 
 from . import selectors
@@ -122,10 +123,68 @@ def _ranked_races():
     return Race.objects.filter(ranked=True).order_by("name")
 
 
+def _ranked_races_by_slug() -> dict[str, Race]:
+    """The ranked races by slug, in the order the dropdowns offer them: one query for a whole page."""
+    return {race.slug: race for race in _ranked_races()}
+
+
+class RaceChoiceIterator(ModelChoiceIterator):
+    """A RaceField's options from the races it was handed, if any, instead of a query per dropdown."""
+
+    def __iter__(self):
+        if self.field.races is None:
+            yield from super().__iter__()
+            return
+        if self.field.empty_label is not None:
+            yield ("", self.field.empty_label)
+        for race in self.field.races.values():
+            yield self.choice(race)
+
+    def __len__(self):
+        if self.field.races is None:
+            return super().__len__()
+        return len(self.field.races) + (1 if self.field.empty_label is not None else 0)
+
+    def __bool__(self):
+        if self.field.races is None:
+            return super().__bool__()
+        return self.field.empty_label is not None or bool(self.field.races)
+
+
 class RaceField(forms.ModelChoiceField):
+    """A ranked race, chosen by its slug.
+
+    A form may hand it `races` (_ranked_races_by_slug(), shared by every row of a formset); it then
+    offers and finds those without a query. Not handed any, it queries as a ModelChoiceField does.
+    """
+
+    iterator = RaceChoiceIterator
+
     def __init__(self, **kwargs):
         kwargs.setdefault("error_messages", {"invalid_choice": "Choose one of the federation's ranked races."})
+        self.races: dict[str, Race] | None = None
         super().__init__(queryset=_ranked_races(), to_field_name="slug", **kwargs)
+
+    def to_python(self, value):
+        if self.races is None:
+            return super().to_python(value)
+        if value in self.empty_values:
+            return None
+        self.validate_no_null_characters(value)
+        race = self.races.get(value.slug if isinstance(value, Race) else str(value))
+        if race is None:
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice", params={"value": value})
+        return race
+
+
+class _RaceRowForm(forms.Form):
+    """A row with RaceFields, taking the page's races once through the formset's form_kwargs."""
+
+    def __init__(self, *args, races: dict[str, Race] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            if isinstance(field, RaceField):
+                field.races = races
 
 
 def _number(label: str = "Federation number", required: bool = True) -> forms.IntegerField:
@@ -142,7 +201,7 @@ def _score(label: str, limit: int, what: str, *, required: bool = True) -> forms
     )
 
 
-class ParticipantForm(forms.Form):
+class ParticipantForm(_RaceRowForm):
     coach = _number()
     race = RaceField()
 
@@ -157,7 +216,7 @@ class RoundForm(forms.Form):
         _date_window(self.fields["date"])
 
 
-class GameForm(forms.Form):
+class GameForm(_RaceRowForm):
     round = forms.IntegerField(min_value=1, max_value=99, widget=NUMBER)
     home_coach = _number("Home coach")
     home_race = RaceField(required=False, help_text="Empty: the race he is registered with.")
@@ -182,7 +241,7 @@ class GameForm(forms.Form):
         return cleaned
 
 
-class AwardForm(forms.Form):
+class AwardForm(_RaceRowForm):
     category = forms.CharField(max_length=100)
     coach = _number()
     race = RaceField(required=False)
@@ -221,10 +280,12 @@ class EventEntry:
         self.event = event
         initial = self._initial(event) if data is None else {}
         self.form = EventForm(data, instance=event, prefix="event")
-        self.participants = ParticipantFormSet(data, prefix="participants", initial=initial.get("participants"))
+        # every race dropdown of the page offers, and checks against, this one read of the races
+        rows = {"races": _ranked_races_by_slug()}
+        self.participants = ParticipantFormSet(data, prefix="participants", initial=initial.get("participants"), form_kwargs=rows)
         self.rounds = RoundFormSet(data, prefix="rounds", initial=initial.get("rounds"))
-        self.games = GameFormSet(data, prefix="games", initial=initial.get("games"))
-        self.awards = AwardFormSet(data, prefix="awards", initial=initial.get("awards"))
+        self.games = GameFormSet(data, prefix="games", initial=initial.get("games"), form_kwargs=rows)
+        self.awards = AwardFormSet(data, prefix="awards", initial=initial.get("awards"), form_kwargs=rows)
         self.unknown_numbers: list[int] = []
 
     @staticmethod
