@@ -5,7 +5,7 @@ import time
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.core.cache import cache
+from django.core.cache import caches
 from django.shortcuts import render
 from django.urls import reverse_lazy
 
@@ -32,6 +32,7 @@ def lockout_response(request, *_):
 def reset_request_counted(address: str, email: str) -> int | None:
     """Counts one password reset request from address for email. None while both stay within their
     limits for the current window (PASSWORD_RESET_WINDOW seconds), else the minutes until it ends."""
+    cache = caches["limits"]
     window = settings.PASSWORD_RESET_WINDOW
     now = time.time()
     bucket = int(now // window)

@@ -9,6 +9,7 @@ roll-up rows for the filter combinations that would otherwise add up most rows (
 an unfiltered page reads one row per coach or race instead of adding up hundreds of thousands.
 """
 from django.db import models
+from django.utils import timezone
 
 from tournaments.models import Coach, Event, Race, Variant
 
@@ -103,3 +104,15 @@ class SummaryRefresh(models.Model):
 
     def __str__(self):
         return f"statistics refreshed {self.finished_at:%Y-%m-%d %H:%M} ({self.games} games)"
+
+
+class SummaryRefreshRequest(models.Model):
+    """A change the summary tables do not count yet: the outbox of the refresh messages. Written in
+    the change's own transaction; a refresh takes away the requests it counted; one whose message a
+    broker outage kept back (`enqueued_at` unset) is sent by the dispatcher."""
+
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"statistics refresh owed since {self.created_at:%Y-%m-%d %H:%M:%S}"

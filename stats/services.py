@@ -1,14 +1,62 @@
-"""Writes of the statistics app: rebuilding the summary tables from the federation's record."""
+"""Writes of the statistics app: rebuilding the summary tables from the federation's record, and
+the outbox of the refresh messages."""
+import datetime as dt
+import logging
 import time
 
+from celery import signature
 from django.db import connection, transaction
-from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
+from django.db.models import BooleanField, Case, Count, F, Max, Q, QuerySet, Sum, Value, When
 from django.db.models.functions import ExtractYear
 from django.utils import timezone
 
+from ratingsite.broker import BROKER_ERRORS
 from tournaments.models import EventStatus, Game, GameSide
 
-from .models import ROLL_UPS, SLICE, CoachRaceSummary, CoachSummary, EventSummary, RaceMatchupSummary, SummaryRefresh
+from .models import (
+    ROLL_UPS,
+    SLICE,
+    CoachRaceSummary,
+    CoachSummary,
+    EventSummary,
+    RaceMatchupSummary,
+    SummaryRefresh,
+    SummaryRefreshRequest,
+)
+
+REFRESH_TASK = "stats.tasks.refresh_summaries"
+
+logger = logging.getLogger(__name__)
+
+
+def summaries_request() -> SummaryRefreshRequest:
+    """The record changed: the summary tables are owed a refresh, recorded with the change and sent
+    once it commits (a broker outage leaves it owed, for the dispatcher)."""
+    owed = SummaryRefreshRequest.objects.create()
+    transaction.on_commit(summaries_enqueue)
+    return owed
+
+
+def summaries_enqueue() -> bool:
+    """Send one refresh for every request still owed its message; whether one went out."""
+    owed = list(SummaryRefreshRequest.objects.filter(enqueued_at=None).values_list("pk", flat=True))
+    if not owed:
+        return False
+    try:
+        signature(REFRESH_TASK).apply_async()
+    except BROKER_ERRORS as error:
+        logger.warning("the statistics refresh stays owed, the broker did not take it (%s): the dispatcher sends it", error)
+        return False
+    SummaryRefreshRequest.objects.filter(pk__in=owed, enqueued_at=None).update(enqueued_at=timezone.now())
+    return True
+
+
+def summaries_dispatch(*, settled: dt.timedelta = dt.timedelta(seconds=30)) -> bool:
+    """Send the refresh a broker outage kept back, once owed for `settled` (a younger request's
+    transaction may still be committing, and sends its own message when it does)."""
+    if SummaryRefreshRequest.objects.filter(enqueued_at=None, created_at__lt=timezone.now() - settled).exists():
+        return summaries_enqueue()
+    return False
 
 
 def _slice_of(prefix: str) -> dict:
@@ -86,6 +134,8 @@ def summaries_refresh() -> SummaryRefresh:
         # its inserts then collide with them at commit (SQLite's writers take turns anyway)
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [REFRESH_LOCK])
+    # every request committed by now has its change committed too, so this refresh counts it
+    counted = SummaryRefreshRequest.objects.aggregate(last=Max("pk"))["last"]
     for model in (EventSummary, RaceMatchupSummary, CoachSummary, CoachRaceSummary):
         model.objects.all().delete()
     record_columns = [*SLICE, "games", "wins", "draws", "losses"]
@@ -128,6 +178,8 @@ def summaries_refresh() -> SummaryRefresh:
         _roll_up(model, keys, totals)
 
     games = EventSummary.objects.aggregate(total=Sum("games"))["total"] or 0
+    if counted is not None:
+        SummaryRefreshRequest.objects.filter(pk__lte=counted).delete()
     return SummaryRefresh.objects.create(
         finished_at=timezone.now(), games=games, duration=time.perf_counter() - started
     )

@@ -41,9 +41,10 @@ def tasks_in_process(request):
 @pytest.fixture(autouse=True)
 def empty_cache():
     """Each test starts with an empty cache (ranking counts, login attempts), as its data is its own."""
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    for alias in settings.CACHES:
+        caches[alias].clear()
     yield
 
 

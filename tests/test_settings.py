@@ -74,7 +74,7 @@ def test_a_lost_worker_hands_its_task_back_and_redis_redelivers_only_after_the_l
         "settings.CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout'], settings.CELERY_BROKER_TRANSPORT_OPTIONS['socket_timeout']",
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "True True 1500 2"
+    assert result.stdout.strip() == "True True 1500 1"
 
 
 def test_an_entry_form_of_a_large_event_fits_and_a_kept_connection_is_checked_first():
@@ -128,21 +128,26 @@ def test_wsgi_and_celery_default_to_production_and_manage_py_to_the_base():
     assert manage.stdout.strip() == "ratingsite.settings.base False"
 
 
+FAIL_OPEN, STRICT = "ratingsite.cache.FailOpenRedisCache", "django.core.cache.backends.redis.RedisCache"
+
+
 def test_production_caches_in_the_redis_it_is_given_or_the_brokers_next_database():
-    expression = "settings.CACHES['default']['BACKEND'], settings.CACHES['default']['LOCATION']"
+    expression = ("settings.CACHES['default']['BACKEND'], settings.CACHES['default']['LOCATION'], "
+                  "settings.CACHES['limits']['BACKEND'], settings.CACHES['limits']['LOCATION'], settings.AXES_CACHE")
     production = "ratingsite.settings.production"
     given = settings_in_subprocess(production, {**PRODUCTION, "REDIS_URL": "redis://cache.example:6379/2"}, expression)
     assert given.returncode == 0, given.stderr
-    assert given.stdout.strip() == "django.core.cache.backends.redis.RedisCache redis://cache.example:6379/2"
+    # the pages' cache carries on while Redis is out; the limits' does not
+    assert given.stdout.split() == [FAIL_OPEN, "redis://cache.example:6379/2", STRICT, "redis://cache.example:6379/2", "limits"]
     first = settings_in_subprocess(
         production,
         {**PRODUCTION, "REDIS_URL": "redis://cache.example:6379/2", "CACHE_URL": "redis://other.example:6379/5"}, expression,
     )
-    assert first.stdout.strip() == "django.core.cache.backends.redis.RedisCache redis://other.example:6379/5"
+    assert first.stdout.split()[:2] == [FAIL_OPEN, "redis://other.example:6379/5"]
     without = {k: v for k, v in PRODUCTION.items() if k != "REDIS_URL"}
     broker = settings_in_subprocess(production, {**without, "CELERY_BROKER_URL": "redis://queue.example:6379/0"}, expression)
     assert broker.returncode == 0, broker.stderr
-    assert broker.stdout.strip() == "django.core.cache.backends.redis.RedisCache redis://queue.example:6379/1"
+    assert broker.stdout.split()[:4] == [FAIL_OPEN, "redis://queue.example:6379/1", STRICT, "redis://queue.example:6379/1"]
     refused = settings_in_subprocess(production, without, expression)
     assert refused.returncode != 0
     assert "Production needs a shared cache: set REDIS_URL" in refused.stderr
@@ -153,7 +158,7 @@ def test_the_embedded_default_caches_in_memory_and_the_tests_never_in_a_develope
     local = settings_in_subprocess("ratingsite.settings.local", {}, expression)
     assert local.stdout.strip() == "django.core.cache.backends.locmem.LocMemCache", local.stderr
     redis = settings_in_subprocess("ratingsite.settings.local", {"REDIS_URL": "redis://127.0.0.1:6379/4"}, expression)
-    assert redis.stdout.strip() == "django.core.cache.backends.redis.RedisCache", redis.stderr
+    assert redis.stdout.strip() == FAIL_OPEN, redis.stderr
     tests = settings_in_subprocess("ratingsite.settings.test", {"REDIS_URL": "redis://127.0.0.1:6379/4"}, expression)
     assert tests.stdout.strip() == "django.core.cache.backends.locmem.LocMemCache", tests.stderr
 

@@ -5,7 +5,7 @@ from pathlib import PurePath
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
-from django.core.cache import cache
+from django.core.cache import caches
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 from django.forms.models import ModelChoiceIterator
@@ -36,7 +36,7 @@ NUMBER = forms.NumberInput(attrs={"inputmode": "numeric", "class": "narrow"})
 
 
 class LoginAttempts:
-    """Failed logins per username and address, counted in the cache; too many locks that pair out for a while."""
+    """Failed logins per username and address, counted in the limits' cache; too many locks that pair out for a while."""
 
     def __init__(self, username: str, address: str):
         digest = hashlib.sha256(f"{username.casefold()}|{address}".encode()).hexdigest()
@@ -46,9 +46,10 @@ class LoginAttempts:
 
     @property
     def blocked(self) -> bool:
-        return cache.get(self.key, 0) >= self.limit
+        return caches["limits"].get(self.key, 0) >= self.limit
 
     def failed(self) -> None:
+        cache = caches["limits"]
         if cache.add(self.key, 1, self.window):
             return
         try:
@@ -57,7 +58,7 @@ class LoginAttempts:
             cache.set(self.key, 1, self.window)
 
     def succeeded(self) -> None:
-        cache.delete(self.key)
+        caches["limits"].delete(self.key)
 
 
 class LoginForm(AuthenticationForm):

@@ -7,7 +7,6 @@ import logging
 from celery import group, signature
 from django.db import transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from audit.models import Action
 from audit.services import audit_record
@@ -19,10 +18,9 @@ from ratings.models import (
     Trigger,
 )
 from ratings.services.leases import this_process
+from ratingsite.broker import BROKER_ERRORS
 
 RECALCULATE_TASK = "ratings.tasks.recalculate"
-# a broker that is down, refuses or hangs (its calls time out: settings' broker options)
-BROKER_ERRORS = (BrokerUnavailable, ConnectionError, TimeoutError)
 
 logger = logging.getLogger(__name__)
 

@@ -37,16 +37,27 @@ def env_networks(name: str) -> list[str]:
         raise ImproperlyConfigured(f"{name}: {error}") from None
 
 
-def redis_cache(url: str) -> dict:
-    """A cache alias on the Redis at url (redis://, rediss:// or unix://), with short socket timeouts."""
+def redis_cache(url: str, *, fail_open: bool = False) -> dict:
+    """A cache alias on the Redis at url (redis://, rediss:// or unix://), with short socket timeouts;
+    `fail_open`: one that misses while its Redis is out (ratingsite.cache)."""
     if urlsplit(url).scheme not in {"redis", "rediss", "unix"}:
         raise ImproperlyConfigured(f"The cache URL must be a Redis URL (redis://host:port/db), not {url!r}.")
     return {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "ratingsite.cache.FailOpenRedisCache" if fail_open else "django.core.cache.backends.redis.RedisCache",
         "LOCATION": url,
         # a Redis that is down or hung costs a page a second, not a worker for good
         "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
     }
+
+
+def site_caches(url: str) -> dict:
+    """The two cache aliases: "default" (page caches, counts, filter choices) carries on while its
+    Redis is out; "limits" (login and password-reset limits) does not, so a limit never lapses. On
+    one Redis when url names it (shared by every process), else in each process's memory."""
+    if url:
+        return {"default": redis_cache(url, fail_open=True), "limits": redis_cache(url)}
+    return {alias: {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": f"ratingsite-{alias}"}
+            for alias in ("default", "limits")}
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -124,7 +135,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 # a connection kept from an earlier request is checked first: a database restart costs no 500
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-# a 64-coach, 7-round event's entry form posts some 3,200 fields (Django's default refuses 1,000)
+# a 64-coach, 7-round event's entry form posts some 2,700 fields (Django's default refuses 1,000)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
 # The largest body a request may have (results uploads are at most 1 MB), refused from its
 # Content-Length before anything reads it; Django itself bounds only the fields, not the files.
@@ -137,14 +148,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 # from one of them has its X-Forwarded-For read for the client's address; none by default.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 
-# One cache for the page caches and the login limits: Redis when CACHE_URL or REDIS_URL names one
-# (shared by every process), else each process's memory, enough for one process.
 CACHE_URL = os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL") or ""
-CACHES = {
-    "default": redis_cache(CACHE_URL) if CACHE_URL else {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ratingsite",
-    },
-}
+CACHES = site_caches(CACHE_URL)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -166,7 +171,7 @@ AUTHENTICATION_BACKENDS = [
 # success resets nothing, so an attacker's own account cannot clear his address. The login form
 # itself refuses one account from one address after 5 failures (tournaments.forms.LoginAttempts).
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
-AXES_CACHE = "default"
+AXES_CACHE = "limits"
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "20"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
@@ -235,11 +240,12 @@ RECALCULATION_TIME_LIMIT = int(os.environ.get("RECALCULATION_TIME_LIMIT", "3600"
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Broker calls give up quickly: a queued run whose message could not go out is sent again by the
 # dispatcher, so the person who asked never waits on a broker that is down or hung.
-CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": RECALCULATION_TIME_LIMIT + 300, "socket_timeout": 2, "socket_connect_timeout": 2,
+    "visibility_timeout": RECALCULATION_TIME_LIMIT + 300, "socket_timeout": 1, "socket_connect_timeout": 1,
 }
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+# one attempt: the outbox, not a retry, makes up for a message that did not go out
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 0}
 
 # Runs go on in forked processes and Celery workers: every line names its process. A 500 and a
 # task that fails are also mailed to ADMINS (once: the "django" logger's own handlers are replaced).

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F401,F403
-from .base import CACHE_URL, CELERY_BROKER_URL, env_bool, env_list, redis_cache
+from .base import CACHE_URL, CELERY_BROKER_URL, env_bool, env_list, site_caches
 
 DEBUG = False
 
@@ -28,7 +28,7 @@ def broker_cache_url(broker: str) -> str:
 if not CACHE_URL:
     if not CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         raise ImproperlyConfigured("Production needs a shared cache: set REDIS_URL (or CACHE_URL) to a Redis, or use a Redis broker.")
-    CACHES = {"default": redis_cache(broker_cache_url(CELERY_BROKER_URL))}
+    CACHES = site_caches(broker_cache_url(CELERY_BROKER_URL))
 
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -9,5 +9,6 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 # each test empties the cache: never a Redis that REDIS_URL may name for the developer's own site
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests"}}
+CACHES = {alias: {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": f"tests-{alias}"}
+          for alias in ("default", "limits")}
 SILENCED_SYSTEM_CHECKS = ["axes.W001"]
