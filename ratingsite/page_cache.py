@@ -5,15 +5,22 @@ Every write that changes what public pages show (a sanction, a correction, a mer
 a statistics refresh) calls `bump_on_commit()`: it replaces the version that every cached page's key
 carries, so the next request renders afresh and the old entries age out. Only anonymous GET requests
 outside a transaction (no ATOMIC_REQUESTS) are served from the cache or stored in it, and only
-complete 200 answers that set no cookie and hold no CSRF token. The cache is Django's default one:
-shared by every process only where it is a shared cache (Redis in production); with a local-memory
-cache another process's change shows once `TIMEOUT` has passed.
+complete 200 answers that set no cookie and hold no CSRF token; a streamed one (a CSV download) is
+kept as it streams, once it has streamed to the end. The cache is Django's default one: shared by
+every process only where it is a shared cache (Redis in production); with a local-memory cache
+another process's change shows once `TIMEOUT` has passed.
+
+One render at a time per address: after a change, the first request of a page renders it and the
+others asking for it meanwhile wait for that answer (up to `WAIT`), instead of all rendering it at
+once on the same cores.
 """
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 import zlib
+from collections.abc import Iterable, Iterator
 from functools import wraps
 
 from django.contrib.messages import get_messages
@@ -28,6 +35,9 @@ TIMEOUT = 300
 # stored compressed (HTML shrinks tenfold or more): the race grid's 15 MB page fits
 MAX_BYTES = 4 * 1024 * 1024
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
+# how long a request waits for another's render of the same page before rendering it itself
+WAIT = 10.0
+POLL = 0.05
 
 
 class BadParameter(Exception):
@@ -91,7 +101,6 @@ def _uses_cache(request) -> bool:
 def _storable(request, response) -> bool:
     return (
         response.status_code == 200
-        and not response.streaming
         and not response.cookies
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")  # a form with a token: that visitor's own
         and not getattr(getattr(request, "session", None), "modified", False)
@@ -109,22 +118,81 @@ def cached_page(view):
 
     @wraps(view)
     def cached(request, *args, **kwargs):
-        key = _key(request, _version()) if _uses_cache(request) else None
-        if key is not None and (hit := cache.get(key)) is not None:
-            status, headers, content = hit
-            response = HttpResponse(zlib.decompress(content), status=status)
-            for header, value in headers:
-                response[header] = value
+        if not _uses_cache(request):
+            return view(request, *args, **kwargs)
+        key = _key(request, _version())
+        if (hit := cache.get(key)) is not None:
+            return _answer(hit)
+        rendering = cache.add(f"{key}:rendering", 1, WAIT)
+        if not rendering and (hit := _awaited(key)) is not None:
+            return _answer(hit)
+        try:
+            response = view(request, *args, **kwargs)
+        except BaseException:
+            _done(key, rendering)
+            raise
+        if not _storable(request, response):
+            _done(key, rendering)
             return response
-        response = view(request, *args, **kwargs)
-        if key is not None and _storable(request, response):
-            content = zlib.compress(response.content, 1)
-            if len(content) <= MAX_BYTES:
-                headers = [(header, response[header]) for header in KEPT_HEADERS if header in response]
-                cache.set(key, (response.status_code, headers, content), TIMEOUT)
+        headers = [(header, response[header]) for header in KEPT_HEADERS if header in response]
+        if response.streaming:
+            response.streaming_content = _kept_as_streamed(response.streaming_content, key, headers, rendering)
+            return response
+        content = zlib.compress(response.content, 1)
+        if len(content) <= MAX_BYTES:
+            cache.set(key, (response.status_code, headers, content), TIMEOUT)
+        _done(key, rendering)
         return response
 
     return checked_parameters(cached)
+
+
+def _answer(hit) -> HttpResponse:
+    status, headers, content = hit
+    response = HttpResponse(zlib.decompress(content), status=status)
+    for header, value in headers:
+        response[header] = value
+    return response
+
+
+def _awaited(key: str):
+    """The answer another request is rendering, once it is kept; None if it is not within WAIT (or
+    that render ended without keeping one: this request renders then)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        time.sleep(POLL)
+        if (hit := cache.get(key)) is not None:
+            return hit
+        if cache.get(f"{key}:rendering") is None:
+            return cache.get(key)
+    return None
+
+
+def _done(key: str, rendering: bool) -> None:
+    if rendering:
+        cache.delete(f"{key}:rendering")
+
+
+def _kept_as_streamed(chunks: Iterable[bytes], key: str, headers: list, rendering: bool) -> Iterator[bytes]:
+    """The chunks as they stream, compressed on the side and kept once the last has gone (not if
+    the download stopped half-way, nor past MAX_BYTES)."""
+    packer, packed, size = zlib.compressobj(1), [], 0
+    try:
+        for chunk in chunks:
+            if packed is not None:
+                piece = packer.compress(chunk)
+                size += len(piece)
+                packed.append(piece)
+                if size > MAX_BYTES:
+                    packed = None
+            yield chunk
+        if packed is not None:
+            packed.append(packer.flush())
+            content = b"".join(packed)
+            if len(content) <= MAX_BYTES:
+                cache.set(key, (200, headers, content), TIMEOUT)
+    finally:
+        _done(key, rendering)
 
 
 def checked_parameters(view):

@@ -4,11 +4,12 @@ a sanction, a correction, a run or a statistics refresh shows on the next reques
 The pages are cached only outside a transaction, so these tests commit (a transactional database).
 """
 import threading
+import time
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.middleware.csrf import get_token
 from django.test.utils import CaptureQueriesContext
 
@@ -177,3 +178,62 @@ def test_an_answer_setting_a_cookie_or_failing_is_never_cached(rf):
         view(_anonymous_get(rf))
         view(_anonymous_get(rf))
     assert (len(cookie_calls), len(missing_calls), len(plain_calls)) == (2, 2, 1)
+
+
+# transactional_db: closing a response ends a request, whose signal closes the database connection
+def test_a_streamed_download_is_kept_once_it_has_streamed_to_the_end(rf, transactional_db):
+    calls = []
+
+    def download(request):
+        response = StreamingHttpResponse((f"row {n}\n".encode() for n in range(1000)), content_type="text/csv")
+        response["Content-Disposition"] = 'attachment; filename="ranking.csv"'
+        return response
+    view = _view_counting(calls, download)
+    first = view(_anonymous_get(rf))
+    assert next(iter(first.streaming_content)) == b"row 0\n"
+    first.close()  # the server closes a download stopped half-way: nothing is kept
+    whole = b"".join(view(_anonymous_get(rf)).streaming_content)
+    hit = view(_anonymous_get(rf))
+    assert len(calls) == 2
+    assert whole == b"".join(f"row {n}\n".encode() for n in range(1000)) == hit.content
+    assert hit["Content-Disposition"] == 'attachment; filename="ranking.csv"' and hit["Content-Type"] == "text/csv"
+
+
+def test_while_one_request_renders_a_page_the_others_wait_for_its_answer(rf):
+    calls, started = [], threading.Event()
+
+    def slow(request):
+        started.set()
+        time.sleep(0.5)
+        return HttpResponse("rendered once")
+    view = _view_counting(calls, slow)
+    answers = []
+    first = threading.Thread(target=lambda: answers.append(view(_anonymous_get(rf)).content))
+    first.start()
+    started.wait(5)
+    others = [threading.Thread(target=lambda: answers.append(view(_anonymous_get(rf)).content)) for _ in range(3)]
+    for thread in others:
+        thread.start()
+    for thread in [first, *others]:
+        thread.join(10)
+    assert len(calls) == 1
+    assert answers == [b"rendered once"] * 4
+
+
+def test_a_render_that_keeps_nothing_lets_the_waiting_requests_render(rf):
+    calls, started = [], threading.Event()
+
+    def missing(request):
+        started.set()
+        time.sleep(0.3)
+        return HttpResponse("not found", status=404)
+    view = _view_counting(calls, missing)
+    statuses = []
+    first = threading.Thread(target=lambda: statuses.append(view(_anonymous_get(rf)).status_code))
+    first.start()
+    started.wait(5)
+    began = time.monotonic()
+    assert view(_anonymous_get(rf)).status_code == 404
+    first.join(5)
+    assert len(calls) == 2 and statuses == [404]
+    assert time.monotonic() - began < page_cache.WAIT / 2  # not the whole wait: the render ended
