@@ -70,7 +70,10 @@ class FastRowsTable(tables.Table):
         attrs = TABLE_ATTRS
 
     def cell_function(self, name: str):
-        """The function giving (plain text, HTML) of a column's cell for a record."""
+        """The function giving (plain text, HTML) of a column's cell for a record.
+
+        A column whose HTML costs more than its text (a link, a country's name) may also have a
+        `plain_<name>` method giving (text, None): the export uses that."""
         method = getattr(self, f"cell_{name}", None)
         if method is not None:
             return method
@@ -95,7 +98,7 @@ class FastRowsTable(tables.Table):
         exclude = set(exclude_columns or ())
         names = [c.name for c in self.columns if c.name not in exclude and not c.column.exclude_from_export]
         yield [force_str(self.columns[name].header, strings_only=True) for name in names]
-        cells = [self.cell_function(name) for name in names]
+        cells = [getattr(self, f"plain_{name}", None) or self.cell_function(name) for name in names]
         for record in self.data:
             yield [cell(record)[0] for cell in cells]
 
@@ -164,6 +167,9 @@ class RankingTable(FastRowsTable):
         name = record.coach.name
         return name, _link(f"{self._breakdown(record.coach.number)}?{urlencode(params)}", name)
 
+    def plain_coach(self, record):
+        return record.coach.name, None
+
     def cell_number(self, record):
         return _plain(str(record.coach.number))
 
@@ -172,6 +178,9 @@ class RankingTable(FastRowsTable):
         if not hasattr(self, "_language"):
             self._language = get_language()
         return code, format_html('<abbr title="{}">{}</abbr>', _country_name(code, self._language), code) if code else ""
+
+    def plain_nationality(self, record):
+        return vars(record.coach)["nationality"] or "", None
 
     def cell_race(self, record):
         return _plain(record.race.name if record.race_id else "")
