@@ -9,10 +9,11 @@ tables2's per-cell machinery (a signature inspection per cell).
 from __future__ import annotations
 
 from functools import lru_cache
+from types import SimpleNamespace
 from urllib.parse import urlencode
 
 import django_tables2 as tables
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.urls import reverse
 from django.utils.encoding import force_str
 from django.utils.html import format_html
@@ -86,6 +87,32 @@ class FastRowsTable(tables.Table):
 
     fast_rows = True  # the site's table template writes body_rows()
 
+    def _in_total_order(self) -> None:
+        """Rows that tie on the order asked for (the same rating, a coach's two races at one value)
+        keep one order, so that no row is on two pages or on none: the primary key breaks ties."""
+        data = getattr(self.data, "data", None)
+        if isinstance(data, QuerySet) and not getattr(self, "_total", False):
+            ordering = list(data.query.order_by) or list(data.model._meta.ordering)
+            self.data.data = data.order_by(*ordering, "pk")
+            self._total = True
+
+    def paginate(self, *args, **kwargs):
+        self._in_total_order()
+        return super().paginate(*args, **kwargs)
+
+    # Fields the export reads as plain rows instead of model instances, for a table whose cells use
+    # nothing else (a 61,000-row ranking: 0.2 s of SQL, 1.7 s making its 245,000 instances); none:
+    # the export reads the instances.
+    export_fields: tuple[str, ...] = ()
+
+    def _export_records(self):
+        data = getattr(self.data, "data", None)
+        if not (self.export_fields and isinstance(data, QuerySet)):
+            yield from self.data
+            return
+        for row in data.values(*self.export_fields).iterator(chunk_size=5000):
+            yield _plain_record(row)
+
     def body_rows(self) -> list[list[tuple[str, str]]]:
         """Every row of the current page (or of all the data) as (cell class, cell HTML) pairs."""
         columns = [(self.cell_function(c.name), c.column.attrs.get("td", {}).get("class", "")) for c in self.columns]
@@ -99,8 +126,29 @@ class FastRowsTable(tables.Table):
         names = [c.name for c in self.columns if c.name not in exclude and not c.column.exclude_from_export]
         yield [force_str(self.columns[name].header, strings_only=True) for name in names]
         cells = [getattr(self, f"plain_{name}", None) or self.cell_function(name) for name in names]
-        for record in self.data:
+        self._in_total_order()
+        for record in self._export_records():
             yield [cell(record)[0] for cell in cells]
+
+
+def _plain_record(row: dict) -> SimpleNamespace:
+    """A values() row as the cells read a model instance: "coach__name" as record.coach.name."""
+    record, related = SimpleNamespace(), {}
+    for name, value in row.items():
+        owner, _, field = name.partition("__")
+        if field:
+            related.setdefault(owner, {})[field] = value
+        else:
+            setattr(record, name, value)
+    for owner, fields in related.items():
+        setattr(record, owner, SimpleNamespace(**fields))
+    return record
+
+
+RANKING_FIELDS = (
+    "rank", "overall_rank", "coach__name", "coach__number", "coach__nationality", "race_id", "race__name", "race__slug",
+    "variant__name", "variant__slug", "value", "mu", "phi", "nv", "games",
+)
 
 
 def _rank_order(field: str):
@@ -131,6 +179,7 @@ class RankingTable(FastRowsTable):
 
     order_rank = _rank_order("rank")
     order_overall_rank = _rank_order("overall_rank")
+    export_fields = (*RANKING_FIELDS, "value_change", "rank_change", "last_played")
 
     class Meta(FastRowsTable.Meta):
         orderable = True
@@ -220,6 +269,8 @@ class ListRankingTable(RankingTable):
     change = tables.Column(verbose_name="Change", attrs=NUM)
     games_counted = tables.Column(verbose_name="Counted", attrs=NUM)
     games_played = tables.Column(verbose_name="Played", attrs=NUM)
+
+    export_fields = (*RANKING_FIELDS, "change", "games_counted", "games_played")
 
     class Meta(RankingTable.Meta):
         exclude = ("value_change", "rank_change", "last_played")

@@ -4,6 +4,8 @@ import csv
 import io
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ratings.models import CurrentRating, RatingListEntry
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
@@ -277,3 +279,24 @@ def test_knsb_ratings_are_whole_numbers_on_every_page_and_csv(client, league):
     assert column(listed, "Rating") and "." not in "".join(column(listed, "Rating") + column(listed, "Change"))
     starters = table(client.get("/lists/knsb/2024-07/"), "Starters")
     assert column(starters, "Rating") and "." not in "".join(column(starters, "Rating"))
+
+
+@pytest.mark.parametrize(("sort", "ties_by"), [("", ["coach", "pk"]), ("&sort=rank", ["coach", "pk"]),
+                                               ("&sort=-value", ["pk"]), ("&sort=games", ["pk"])])
+def test_rows_that_tie_keep_one_order_so_paging_shows_each_once(client, league, sort, ties_by):
+    ratings = CurrentRating.objects.filter(system__slug="elo")
+    ratings.update(value=150.0, games=3, overall_rank=1, rank=1)  # every entry ties on every order
+    # the rank orders end in the coach: a coach's races tie, and the primary key orders them
+    in_pk_order = [(r.coach.name, r.race.name) for r in ratings.select_related("coach", "race").order_by(*ties_by)]
+    paged = []
+    for page in range(1, len(in_pk_order) + 1):
+        with CaptureQueriesContext(connection) as queries:
+            found = ranking_table(client.get(f"/rankings/elo/?per_page=1&page={page}{sort}"))
+        paged += list(zip(column(found, "Coach"), column(found, "Race")))
+        # the page's rows are read in an order whose last term is the primary key (selected alone: "1")
+        rows_query = next(q["sql"] for q in queries.captured_queries if "LIMIT 1" in q["sql"])
+        last_term = rows_query.split("ORDER BY")[1].split("LIMIT")[0].split(",")[-1].strip()
+        assert last_term in {'"ratings_currentrating"."id" ASC', "1 ASC"}, rows_query
+    assert paged == in_pk_order
+    header, *rows = list(csv.reader(io.StringIO(csv_text(client.get(f"/rankings/elo/?_export=csv{sort}")))))
+    assert [(row[header.index("Coach")], row[header.index("Race")]) for row in rows] == in_pk_order
