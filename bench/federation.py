@@ -91,11 +91,12 @@ def load_history(games, *, first_number: int = 1) -> dict:
         at = g.played_at  # naive UTC, as bulk_insert takes it
         hc, ac = g.home + first_number, g.away + first_number
         hr, ar = races[g.home_race], races[g.away_race]
-        game_rows.append((g.game_id, rid, g.event_id, hc, hr, ac, ar, home_td, away_td, 0, 0, "played", at))
+        reported = events[g.event_id][1]  # history loaded in bulk: reported at its event's end
+        game_rows.append((g.game_id, rid, g.event_id, hc, hr, ac, ar, home_td, away_td, 0, 0, "played", at, reported))
         side_rows.append((g.game_id, "home", rid, g.event_id, hc, hr, ac, ar, home_td, away_td, 0, 0, g.home_score, at))
         side_rows.append((g.game_id, "away", rid, g.event_id, ac, ar, hc, hr, away_td, home_td, 0, 0, 1.0 - g.home_score, at))
     bulk_insert(Game, ["id", "round", "event", "home_coach", "home_race", "away_coach", "away_race", "home_touchdowns",
-                       "away_touchdowns", "home_casualties", "away_casualties", "kind", "played_at"], game_rows)
+                       "away_touchdowns", "home_casualties", "away_casualties", "kind", "played_at", "reported_on"], game_rows)
     bulk_insert(GameSide, ["game", "side", "round", "event", "coach", "race", "opponent", "opponent_race",
                            "touchdowns_for", "touchdowns_against", "casualties_for", "casualties_against", "score",
                            "played_at"], side_rows)

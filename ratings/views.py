@@ -289,6 +289,8 @@ def event_detail(request, pk: int):
     rounds = defaultdict(list)
     for game in selectors.event_games(event):
         rounds[game.round].append(game)
+    # the results entered the record on the event's sanction; a later date is a correction's
+    reported = min((g.reported_on for games in rounds.values() for g in games if g.reported_on), default=None)
     pin = None
     if event.latitude is not None and event.longitude is not None:
         pin = charts.map_pin(
@@ -303,6 +305,7 @@ def event_detail(request, pk: int):
         "rounds": sorted(rounds.items(), key=lambda item: item[0].number),
         "awards": selectors.event_awards(event),
         "pin": pin,
+        "reported": reported,
     })
 
 

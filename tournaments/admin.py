@@ -95,6 +95,7 @@ class RoundAdmin(ReadOnly, admin.ModelAdmin):
 class GameAdmin(ReadOnly, admin.ModelAdmin):
     list_display = [
         "played_at", "event", "home_coach", "home_race", "home_touchdowns", "away_touchdowns", "away_coach", "away_race", "kind",
+        "reported_on",
     ]
     list_filter = ["kind", "conceded_by", "event__variant", "event__status"]
     search_fields = ["event__name", "home_coach__name", "away_coach__name", "=home_coach__number", "=away_coach__number"]

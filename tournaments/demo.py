@@ -778,6 +778,7 @@ def demo_federation_create(*, seed: int = 1, coaches: int = 2000, events: int = 
                         kind=GameKind.BYE if g.away is None else GameKind.PLAYED,
                         played_at=demo_round.played_at,
                         source=f"{event.source}:{demo_round.number}:{table}",
+                        reported_on=Game.reported_in_bulk(row),
                     )
                 )
     for start in range(0, len(games), BATCH):

@@ -197,6 +197,11 @@ class Game(models.Model):
         db_index=True, validators=[PlayDateValidator()], help_text="Time of play: orders games for the ratings.",
     )
     source = models.CharField(max_length=100, null=True, blank=True, unique=True)
+    reported_on = models.DateField(
+        null=True, blank=True,
+        help_text="When the result entered the record: its event's sanction, or the correction applied to it "
+                  "(history loaded in bulk: its event's end). None while its event is not sanctioned.",
+    )
 
     class Meta:
         ordering = ["played_at", "id"]
@@ -218,6 +223,11 @@ class Game(models.Model):
     def __str__(self):
         away = self.away_coach.name if self.away_coach_id else "bye"
         return f"{self.home_coach.name} {self.home_touchdowns}-{self.away_touchdowns} {away}"
+
+    @staticmethod
+    def reported_in_bulk(event) -> dt.date | None:
+        """The report date of a game loaded with its history: its event's end, if it is sanctioned."""
+        return event.end_date if event.status == EventStatus.SANCTIONED else None
 
     @property
     def home_score(self) -> float:

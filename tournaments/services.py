@@ -148,6 +148,7 @@ def event_sanction(*, event: Event, actor, note: str = "") -> Event:
     before = event.status
     event.status = EventStatus.SANCTIONED
     event.save(update_fields=["status", "updated_at"])
+    event.games.update(reported_on=timezone.localdate())  # its results enter the record today
     audit_record(actor=actor, action=Action.EVENT_SANCTION, obj=event, before={"status": before}, after={"status": event.status}, note=note)
     _request_recalculation(
         trigger="backdated" if backdated else "sanctioned", since=_first_game_date(event),
@@ -166,6 +167,7 @@ def event_reject(*, event: Event, actor, reason: str) -> Event:
     before = event.status
     event.status = EventStatus.REJECTED
     event.save(update_fields=["status", "updated_at"])
+    event.games.update(reported_on=None)  # out of the record until it is sanctioned again
     audit_record(actor=actor, action=Action.EVENT_REJECT, obj=event, before={"status": before}, after={"status": event.status}, note=reason)
     if was_sanctioned:
         _request_recalculation(trigger="corrected", since=_first_game_date(event), reason=f"unsanctioned: {event.name}", actor=actor)
@@ -191,6 +193,8 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
     before = {name: getattr(game, name) for name in changes}
     for name, value in changes.items():
         setattr(game, name, value)
+    if game.event.status == EventStatus.SANCTIONED:
+        game.reported_on = timezone.localdate()  # the corrected result enters the record today
     game_record(game=game)
     audit_record(actor=actor, action=Action.GAME_CORRECT, obj=game, before=before, after=changes, note=note)
     if game.event.status == EventStatus.SANCTIONED:

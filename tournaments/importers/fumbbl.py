@@ -486,6 +486,7 @@ def _write(matches: list[Match], tourneys: dict[int, Tourney], report: ImportRep
                 kind=GameKind.PLAYED,
                 played_at=m.played_at,
                 source=m.source,
+                reported_on=Game.reported_in_bulk(events[source]),
             )
             for m, source, number in games[start:start + BATCH]
         ]
