@@ -105,6 +105,35 @@ class RankingFilter(django_filters.FilterSet):
         return queryset.filter(coach__name__icontains=value)
 
 
+class PublishedRankingFilter(RankingFilter):
+    """The same filters over a list as published: its coach, race and variant are the number, slug and
+    name of the day (ratings.models.PublishedEntry)."""
+
+    country = django_filters.ChoiceFilter(
+        field_name="nationality", choices=coach_countries, empty_label="All countries", label="Nationality", widget=FastSelect,
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("variant", "race"):
+            if name in self.filters:
+                self.filters[name].method = f"filter_{name}"
+
+    def filter_variant(self, queryset, name, value):
+        return queryset.filter(variant_slug=value.slug) if value else queryset
+
+    def filter_race(self, queryset, name, value):
+        return queryset.filter(race_slug=value.slug) if value else queryset
+
+    def filter_name(self, queryset, name, value):
+        value = value.strip()
+        if not value:
+            return queryset
+        if value.isdigit():
+            return queryset.filter(Q(coach_number=int(value)) | Q(coach_name__icontains=value))
+        return queryset.filter(coach_name__icontains=value)
+
+
 class EventFilter(django_filters.FilterSet):
     """Filters of the event list: year, country, variant, major, status (sanctioned by default)."""
 

@@ -280,6 +280,94 @@ class RatingListEntry(RatingFields):
         ]
 
 
+
+class Publication(models.Model):
+    """A rating list as published: a record. No run, correction, merge or parameter change rewrites
+    it; a list is published once, by the run that first makes it on or after its date. A deliberate
+    republication is a later edition beside it."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.PROTECT, related_name="publications")
+    date = models.DateField(help_text="The list's date (the 1st of its month).")
+    edition = models.PositiveSmallIntegerField(default=1)
+    published_at = models.DateTimeField()
+    published_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.TextField(blank=True, help_text="Why it was published again (a later edition).")
+    rated = models.PositiveIntegerField(default=0)
+    ranked = models.PositiveIntegerField(default=0)
+    starters = models.PositiveIntegerField(default=0)
+    complete = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["system", "-date", "-edition"]
+        constraints = [models.UniqueConstraint(fields=["system", "date", "edition"], name="publication_once_per_edition")]
+
+    def __str__(self):
+        edition = f", edition {self.edition}" if self.edition > 1 else ""
+        return f"{self.system.name} list of {self.date:%Y-%m-%d}{edition}, published {self.published_at:%Y-%m-%d %H:%M}"
+
+
+class _Snapshot:
+    """A coach, race or variant as it was named when the list was published."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+class PublishedEntry(models.Model):
+    """One key of a published list, as published: the coach, race and variant by their number, slug
+    and name of the day, so that a later merge or renaming leaves the record as it was."""
+
+    publication = models.ForeignKey(Publication, on_delete=models.CASCADE, related_name="entries")
+    coach_number = models.PositiveIntegerField()
+    coach_name = models.CharField(max_length=200)
+    nationality = models.CharField(max_length=2, blank=True)
+    race_slug = models.CharField(max_length=100, blank=True)
+    race_name = models.CharField(max_length=100, blank=True)
+    variant_slug = models.CharField(max_length=100)
+    variant_name = models.CharField(max_length=100)
+    value = models.FloatField()
+    mu = models.FloatField(null=True, blank=True)
+    phi = models.FloatField(null=True, blank=True)
+    nv = models.PositiveSmallIntegerField(null=True, blank=True)
+    games = models.PositiveIntegerField(default=0)
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    overall_rank = models.PositiveIntegerField(null=True, blank=True)
+    change = models.FloatField(null=True, blank=True)
+    games_counted = models.PositiveIntegerField(default=0)
+    games_played = models.PositiveIntegerField(default=0)
+
+    objects = RankingQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["publication", "overall_rank", "-value", "coach_number"], name="published_ranking_idx"),
+            models.Index(fields=["publication", "variant_slug", "race_slug", "overall_rank"], name="published_filter_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.coach_name} ({self.race_name or 'all races'}, {self.variant_name}): {self.value}"
+
+    # what the ranking tables read of a list entry, from the names of the day
+    @property
+    def coach(self) -> _Snapshot:
+        return _Snapshot(number=self.coach_number, name=self.coach_name, nationality=self.nationality)
+
+    @property
+    def race(self) -> _Snapshot | None:
+        return _Snapshot(slug=self.race_slug, name=self.race_name) if self.race_slug else None
+
+    @property
+    def race_id(self) -> str | None:
+        return self.race_slug or None
+
+    @property
+    def variant(self) -> _Snapshot:
+        return _Snapshot(slug=self.variant_slug, name=self.variant_name)
+
+    @property
+    def is_active(self) -> bool:
+        return self.rank is not None
+
 class CalculationRow(models.Model):
     """One game seen from one side in one system: every column of the breakdown, stored at calculation time."""
 

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import django_tables2 as tables
 from django.db.models import F, QuerySet
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_str
 from django.utils.html import format_html
 from django.utils.translation import get_language
@@ -151,10 +152,10 @@ RANKING_FIELDS = (
 )
 
 
-def _rank_order(field: str):
+def _rank_order(field: str, coach: str = "coach"):
     def order(self, queryset, is_descending):
         expression = F(field).desc(nulls_last=True) if is_descending else F(field).asc(nulls_last=True)
-        return queryset.order_by(expression, "-value", "coach"), True
+        return queryset.order_by(expression, "-value", coach), True
     return order
 
 
@@ -277,6 +278,32 @@ class ListRankingTable(RankingTable):
 
     def cell_change(self, record):
         return _plain(signed(record.change, self.places))
+
+
+class PublishedRankingTable(ListRankingTable):
+    """A list as published (ratings.models.PublishedEntry): sorted by the names of the day, and its
+    CSV says when it was published."""
+
+    coach = tables.Column(accessor="coach_name", verbose_name="Coach", order_by=("coach_name", "coach_number"))
+    number = tables.Column(accessor="coach_number", verbose_name="Number", attrs=NUM)
+    nationality = tables.Column(verbose_name="Nat.", accessor="nationality", order_by=("nationality", "coach_number"))
+    race = tables.Column(accessor="race_name", verbose_name="Race", order_by=("race_name", "coach_number"))
+    variant = tables.Column(accessor="variant_name", verbose_name="Variant", order_by=("variant_name", "coach_number"))
+
+    order_rank = _rank_order("rank", "coach_number")
+    order_overall_rank = _rank_order("overall_rank", "coach_number")
+    export_fields = ()  # the entries' own names, read from the instances
+
+    def __init__(self, *args, publication, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.publication = publication
+
+    def as_values(self, exclude_columns=None):
+        published = f"{timezone.localtime(self.publication.published_at):%Y-%m-%d %H:%M}"
+        values = super().as_values(exclude_columns)
+        yield [*next(values), "Published"]
+        for row in values:
+            yield [*row, published]
 
 
 class ListEntryTable(FastRowsTable):

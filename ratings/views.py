@@ -19,7 +19,7 @@ from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, 
 from ratings.calculator_forms import CalculatorForm
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.glicko import GlickoConfig
-from ratings.filters import BreakdownForm, EventFilter, RankingFilter
+from ratings.filters import BreakdownForm, EventFilter, PublishedRankingFilter, RankingFilter
 from ratings.models import Method, RatingSystem
 from ratings.tables import (
     CoachEventTable,
@@ -27,6 +27,7 @@ from ratings.tables import (
     HistoryTable,
     ListEntryTable,
     ListRankingTable,
+    PublishedRankingTable,
     RankingTable,
     RatingListTable,
     breakdown_url,
@@ -92,17 +93,21 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         name = "rankings" if month is None else "ranking_month"
         query = _query_without(request, "system", "page", "sort")
         return HttpResponseRedirect(reverse(name, args=args) + (f"?{query}" if query else ""))
-    rating_list = None
+    rating_list = publication = None
+    table_class, filter_class, extra = RankingTable, RankingFilter, {}
     if month is None:
         queryset = selectors.ranking_current(system)
-        table_class = RankingTable
     else:
-        rating_list = selectors.rating_list_on(system, *month)
-        if rating_list is None:
+        publication = selectors.publication_on(system, *month)
+        if publication is not None:  # the list as it was published, whatever was computed since
+            queryset = selectors.ranking_of_publication(publication)
+            table_class, filter_class, extra = PublishedRankingTable, PublishedRankingFilter, {"publication": publication}
+        elif (rating_list := selectors.rating_list_on(system, *month)) is not None:  # not published yet
+            queryset = selectors.ranking_of_list(rating_list)
+            table_class = ListRankingTable
+        else:
             raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
-        queryset = selectors.ranking_of_list(rating_list)
-        table_class = ListRankingTable
-    filterset = RankingFilter(request.GET, queryset=queryset, per_race=system.per_race)
+    filterset = filter_class(request.GET, queryset=queryset, per_race=system.per_race)
     valid = filterset.is_valid()
     data = filterset.qs if valid else queryset.none()
     race = filterset.form.cleaned_data.get("race") if valid else None
@@ -111,7 +116,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     sequence = ["overall_rank", "rank", "..."] if system.per_race and race is None else None
     table = table_class(
         data, system=system, inactive_rule=selectors.inactive_rule(system), sequence=sequence,
-        caption=_ranking_caption(system, rating_list, filterset), exclude=["variant"] if variant else [],
+        caption=_ranking_caption(system, publication or rating_list, filterset), exclude=["variant"] if variant else [], **extra,
     )
     export = request.GET.get("_export")
     if export:
@@ -125,7 +130,8 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     return render(request, "ratings/ranking.html", {
         "system": system,
         "systems": systems,
-        "rating_list": rating_list,
+        "rating_list": publication or rating_list,
+        "publication": publication,
         "filter": filterset,
         "table": table,
         "inactive_rule": selectors.inactive_rule(system),
@@ -135,7 +141,10 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
 
 
 def _ranking_caption(system, rating_list, filterset) -> str:
+    """`rating_list`: the list or its publication (None: the current ranking)."""
     when = f"list of {rating_list.date:%Y-%m-%d}" if rating_list else "current"
+    if getattr(rating_list, "published_at", None):
+        when += f", as published {timezone.localtime(rating_list.published_at):%Y-%m-%d %H:%M}"
     chosen = []
     if filterset.is_valid():
         data = filterset.form.cleaned_data
@@ -337,8 +346,17 @@ def rating_lists(request, system: str):
 def rating_list_detail(request, system: str, month: tuple[int, int]):
     """One monthly list: counts, starters, risers and fallers."""
     system = _system(system)
-    rating_list = selectors.rating_list_on(system, *month)
-    if rating_list is None:
+    # the list as it was published, whatever was computed since; as computed until it is published
+    publication = selectors.publication_on(system, *month)
+    if publication is not None:
+        head, starters_of, movers_of, counts_of = (
+            publication, selectors.published_starters, selectors.published_movers, selectors.published_counts,
+        )
+    elif (rating_list := selectors.rating_list_on(system, *month)) is not None:
+        head, starters_of, movers_of, counts_of = (
+            rating_list, selectors.list_starters, selectors.list_movers, selectors.list_counts,
+        )
+    else:
         raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
     variant = None
     slug = request.GET.get("variant")
@@ -348,9 +366,9 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
         variant = next((v for v in variants if v.slug == slug), None)
         if variant is None:
             error = f"There is no variant “{slug}”: showing every variant."
-    label = f"{system.name}, list of {rating_list.date:%Y-%m-%d}" + (f", {variant}" if variant else "")
+    label = f"{system.name}, list of {head.date:%Y-%m-%d}" + (f", {variant}" if variant else "")
     starters = ListEntryTable(
-        selectors.list_starters(rating_list, variant), system=system, prefix="starters-", exclude=["change"], starters=True,
+        starters_of(head, variant), system=system, prefix="starters-", exclude=["change"], starters=True,
         caption=f"Starters: new ratings on the {label}, " + (
             "with Nt, the games counted for the start rating, and Gt, every game played in the variant "
             "(counted or not) from the month of the oldest of them"
@@ -359,19 +377,20 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
     )
     _paginate(request, starters)
     risers = ListEntryTable(
-        selectors.list_movers(rating_list, variant, rising=True), system=system, prefix="risers-",
+        movers_of(head, variant, rising=True), system=system, prefix="risers-",
         caption=f"Risers: the largest gains since the previous list ({label})",
     )
     fallers = ListEntryTable(
-        selectors.list_movers(rating_list, variant, rising=False), system=system, prefix="fallers-",
+        movers_of(head, variant, rising=False), system=system, prefix="fallers-",
         caption=f"Fallers: the largest losses since the previous list ({label})",
     )
-    before, after = selectors.list_neighbours(rating_list)
+    before, after = selectors.list_neighbours(head)
     month_query = f"?variant={variant.slug}" if variant else ""
     return render(request, "ratings/list_detail.html", {
         "system": system,
-        "rating_list": rating_list,
-        "counts": selectors.list_counts(rating_list, variant),
+        "rating_list": head,
+        "publication": publication,
+        "counts": counts_of(head, variant),
         "starters": starters,
         "risers": risers,
         "fallers": fallers,

@@ -21,6 +21,8 @@ from ratings.models import (
     CurrentRating,
     Method,
     PeriodSummary,
+    Publication,
+    PublishedEntry,
     RatingList,
     RatingListEntry,
     RatingSystem,
@@ -77,6 +79,42 @@ def ranking_of_list(rating_list: RatingList):
 def rating_list_on(system: RatingSystem, year: int, month: int) -> RatingList | None:
     """The stored list of a system dated the 1st of that month, if there is one."""
     return RatingList.objects.filter(system=system, date=dt.date(year, month, 1)).first()
+
+
+def publication_on(system: RatingSystem, year: int, month: int) -> Publication | None:
+    """The list of that month as published (its latest edition), if it has been published."""
+    return Publication.objects.filter(system=system, date=dt.date(year, month, 1)).order_by("-edition").first()
+
+
+PUBLISHED_ORDER = (F("overall_rank").asc(nulls_last=True), F("value").desc(), F("coach_number"))
+
+
+def ranking_of_publication(publication: Publication):
+    """The entries of a list as published, best first."""
+    return (
+        PublishedEntry.objects.filter(publication=publication).order_by(*PUBLISHED_ORDER)
+        .counted_as_of(f"publication:{publication.pk}")
+    )
+
+
+def published_entries(publication: Publication, variant: Variant | None = None):
+    entries = PublishedEntry.objects.filter(publication=publication)
+    return entries.filter(variant_slug=variant.slug) if variant is not None else entries
+
+
+def published_starters(publication: Publication, variant: Variant | None = None):
+    """New ratings on the list as published, best first."""
+    return _starters(published_entries(publication, variant), "coach_number")
+
+
+def published_movers(publication: Publication, variant: Variant | None = None, *, rising: bool, limit: int = 20) -> list:
+    """The largest gains (or losses) since the previous list, as published."""
+    return _movers(published_entries(publication, variant), "coach_number", rising=rising, limit=limit)
+
+
+def published_counts(publication: Publication, variant: Variant | None = None) -> dict:
+    """Counts of the list as published (overall from the publication; per variant when one is chosen)."""
+    return _list_counts(published_entries(publication, variant), publication, variant)
 
 
 def rating_lists_of(*, system: RatingSystem) -> QuerySet[RatingList]:
@@ -678,32 +716,46 @@ def list_entries(rating_list: RatingList, variant: Variant | None = None):
 
 def list_starters(rating_list: RatingList, variant: Variant | None = None):
     """New ratings on this list (no value on the previous one), best first."""
-    return list_entries(rating_list, variant).filter(change__isnull=True).order_by("-value", "coach__number")
+    return _starters(list_entries(rating_list, variant), "coach__number")
 
 
 def list_movers(rating_list: RatingList, variant: Variant | None = None, *, rising: bool, limit: int = 20) -> list:
     """The largest gains (or losses) since the previous list."""
-    entries = list_entries(rating_list, variant)
-    if rising:
-        entries = entries.filter(change__gt=0).order_by("-change", "coach__number")
-    else:
-        entries = entries.filter(change__lt=0).order_by("change", "coach__number")
-    return list(entries[:limit])
+    return _movers(list_entries(rating_list, variant), "coach__number", rising=rising, limit=limit)
 
 
 def list_counts(rating_list: RatingList, variant: Variant | None = None) -> dict:
     """Counts of the list (overall from the list row; per variant when one is chosen)."""
+    entries = RatingListEntry.objects.filter(rating_list=rating_list)
+    return _list_counts(entries.filter(variant=variant) if variant is not None else entries, rating_list, variant)
+
+
+# A list's entries as computed (RatingListEntry) and as published (PublishedEntry) alike; `coach`
+# is the path to the coach's number, `head` the list or publication (its totals and completeness).
+
+def _starters(entries, coach: str):
+    return entries.filter(change__isnull=True).order_by("-value", coach)
+
+
+def _movers(entries, coach: str, *, rising: bool, limit: int) -> list:
+    if rising:
+        entries = entries.filter(change__gt=0).order_by("-change", coach)
+    else:
+        entries = entries.filter(change__lt=0).order_by("change", coach)
+    return list(entries[:limit])
+
+
+def _list_counts(entries, head, variant: Variant | None) -> dict:
     if variant is None:
-        entries = RatingListEntry.objects.filter(rating_list=rating_list)
         changed = entries.filter(change__isnull=False).exclude(change=0).count()
-        return {"rated": rating_list.rated, "ranked": rating_list.ranked, "starters": rating_list.starters, "changed": changed}
-    counts = RatingListEntry.objects.filter(rating_list=rating_list, variant=variant).aggregate(
+        return {"rated": head.rated, "ranked": head.ranked, "starters": head.starters, "changed": changed}
+    counts = entries.aggregate(
         rated=Count("id"),
         ranked=Count("id", filter=Q(rank__isnull=False)),
         starters=Count("id", filter=Q(change__isnull=True)),
         changed=Count("id", filter=Q(change__isnull=False) & ~Q(change=0)),
     )
-    if not rating_list.complete:  # only the month's movements are stored: no per-variant totals
+    if not head.complete:  # only the month's movements are stored: no per-variant totals
         counts.update(rated=None, ranked=None)
     return counts
 

@@ -30,6 +30,7 @@ from ratings.models import (
 )
 from ratings.replay import Ledger, UnratableGame, months_between, replay, replayable
 from ratings.services.leases import recalculation_sweep, run_lease
+from ratings.services.publication import lists_publish_due
 from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
 from ratings.services.workers import _longest_first, can_fork, in_processes
 from ratingsite import page_cache
@@ -305,5 +306,8 @@ def _recalculate(
     if fresh:
         fresh.swap()  # last: it locks the tables that pages read until the run commits
         clock.lap("fresh partitions indexed and swapped in")
+    published = lists_publish_due(system=system, today=today)
+    if published:
+        clock.lap(f"{len(published)} list{'s' if len(published) > 1 else ''} published, from {published[0].date}")
     log.append(f"{written} rows written")
     return {"games": len(games), "rows": written, "start": start}

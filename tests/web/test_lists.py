@@ -1,7 +1,7 @@
 """Monthly rating lists: counts, starters with games counted and played, risers and fallers."""
 import pytest
 
-from ratings.models import RatingList, RatingListEntry
+from ratings.models import Publication, RatingList, RatingListEntry
 from tests.web.conftest import column, table
 
 pytestmark = pytest.mark.django_db
@@ -97,6 +97,7 @@ def test_list_pages_query_counts(client, league, django_assert_num_queries):
 
 def test_a_list_keeping_only_its_movements_says_so_and_gives_no_per_variant_totals(client, league):
     RatingList.objects.filter(system__slug="elo", date="2024-07-01").update(complete=False)
+    Publication.objects.filter(system__slug="elo", date="2024-07-01").update(complete=False)  # as it was published
     page = client.get("/lists/elo/2024-07/").content.decode()
     assert "This list keeps the month's movements" in page
     assert "This month's movements as a ranking" in page

@@ -1,0 +1,51 @@
+"""Publishing rating lists: a list becomes a record the first time a run makes it on or after its
+date (the 1st of its month), and stays exactly as published (ratings.models.Publication)."""
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import connection
+from django.utils import timezone
+
+from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem
+from tournaments.models import Coach, Race, Variant
+
+# the entry's figures, then the coach, race and variant as named on the day
+_COPIED = ("value", "mu", "phi", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
+
+
+def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publication]:
+    """Publish every list of the system dated on or before `today` that has no publication yet, in
+    the caller's transaction (a run's: its lists and their publication commit together)."""
+    published = Publication.objects.filter(system=system).values("date")
+    due = list(RatingList.objects.filter(system=system, date__lte=today).exclude(date__in=published).order_by("date"))
+    if not due:
+        return []
+    now = timezone.now()
+    publications = Publication.objects.bulk_create([
+        Publication(system=system, date=rating_list.date, edition=1, published_at=now, rated=rating_list.rated,
+                    ranked=rating_list.ranked, starters=rating_list.starters, complete=rating_list.complete)
+        for rating_list in due
+    ])
+    if connection.vendor == "sqlite":  # bulk_create gives SQLite's ids back only on recent versions
+        publications = list(Publication.objects.filter(system=system, date__in=[r.date for r in due], edition=1).order_by("date"))
+    for rating_list, publication in zip(due, publications):
+        _copy_entries(system.pk, rating_list.pk, publication.pk)
+    return publications
+
+
+def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> None:
+    entry, published = RatingListEntry._meta.db_table, PublishedEntry._meta.db_table
+    coach, race, variant = Coach._meta.db_table, Race._meta.db_table, Variant._meta.db_table
+    figures = ", ".join(f"e.{name}" for name in _COPIED)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {published} (publication_id, coach_number, coach_name, nationality, race_slug, race_name,"
+            f" variant_slug, variant_name, {', '.join(_COPIED)})"
+            f" SELECT %s, c.number, c.name, coalesce(c.nationality, ''), coalesce(r.slug, ''), coalesce(r.name, ''),"
+            f" v.slug, v.name, {figures}"
+            f" FROM {entry} e JOIN {coach} c ON c.id = e.coach_id LEFT JOIN {race} r ON r.id = e.race_id"
+            # the system too: on PostgreSQL it picks the system's partition of the entries
+            f" JOIN {variant} v ON v.id = e.variant_id WHERE e.system_id = %s AND e.rating_list_id = %s",
+            [publication_id, system_id, rating_list_id],
+        )

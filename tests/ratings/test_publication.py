@@ -1,0 +1,148 @@
+"""Published means frozen: a list is published by the run that first makes it on or after its date,
+and no later run, backdated sanction, correction or merge rewrites it; its page and CSV say when
+it was published. The live ratings still recompute (the computed lists change beside it)."""
+import csv
+import datetime as dt
+import io
+
+import pytest
+
+from ratings import services
+from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, Trigger
+from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.web.conftest import TODAY, build_league, recalculate_all
+from tests.web.test_rankings import csv_text
+from tournaments import services as record
+from tournaments.models import EventStatus
+
+pytestmark = pytest.mark.django_db
+
+FIGURES = ("coach_number", "coach_name", "nationality", "race_slug", "race_name", "variant_slug", "variant_name", "value", "mu",
+           "phi", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
+
+
+@pytest.fixture
+def league():
+    data = build_league()
+    recalculate_all()
+    return data
+
+
+def published(slug: str, day: str) -> list[tuple]:
+    entries = PublishedEntry.objects.filter(publication__system__slug=slug, publication__date=day)
+    return sorted(entries.values_list(*FIGURES))
+
+
+def computed(slug: str, day: str) -> list[tuple]:
+    entries = RatingListEntry.objects.filter(system__slug=slug, rating_list__date=day).select_related("coach", "race", "variant")
+    return sorted(
+        (e.coach.number, e.coach.name, e.coach.nationality or "", e.race.slug if e.race_id else "", e.race.name if e.race_id else "",
+         e.variant.slug, e.variant.name, e.value, e.mu, e.phi, e.nv, e.games, e.rank, e.overall_rank, e.change, e.games_counted,
+         e.games_played)
+        for e in entries
+    )
+
+
+def every_publication() -> dict:
+    return {(p.system.slug, p.date): (p.published_at, published(p.system.slug, p.date))
+            for p in Publication.objects.select_related("system")}
+
+
+def assert_kept(before: dict) -> None:
+    """Every publication of `before` is still there, exactly as it was (later lists may have been added)."""
+    now = every_publication()
+    assert {key: now.get(key) for key in before} == before
+
+
+def run_all(trigger=Trigger.MANUAL, today=TODAY, since=None):
+    for system in RatingSystem.objects.filter(active=True):
+        run = services.recalculation_request(system=system, trigger=trigger, since=since, enqueue=False)
+        services.recalculation_execute(run_id=run.pk, today=today)
+
+
+def test_every_list_a_run_makes_up_to_its_day_is_published_as_it_was_computed(league):
+    lists = RatingList.objects.filter(date__lte=TODAY)
+    assert lists.count() > 0
+    assert Publication.objects.count() == lists.count()
+    for rating_list in lists.select_related("system"):
+        slug, day = rating_list.system.slug, rating_list.date
+        publication = Publication.objects.get(system=rating_list.system, date=day)
+        assert publication.edition == 1 and publication.published_by is None
+        assert (publication.rated, publication.ranked, publication.starters, publication.complete) == (
+            rating_list.rated, rating_list.ranked, rating_list.starters, rating_list.complete)
+        assert published(slug, day) == computed(slug, day)
+
+
+def test_a_later_run_publishes_only_the_new_list_and_leaves_the_others(league):
+    before = every_publication()
+    run_all(today=dt.date(2024, 10, 3))  # the list of 1 October is made, and published
+    after = every_publication()
+    assert {key: after[key] for key in before} == before
+    assert {day for _, day in set(after) - set(before)} == {dt.date(2024, 10, 1)}
+
+
+def test_a_backdated_sanction_a_correction_and_a_merge_leave_every_published_list_as_it_was(league, django_capture_on_commit_callbacks):
+    before = every_publication()
+    july = computed("elo", dt.date(2024, 7, 1))
+    # a backdated event: Anna and Bert played in May; it reaches the live ratings
+    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
+    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
+    with django_capture_on_commit_callbacks(execute=True):
+        record.event_sanction(event=late, actor=None)
+    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    assert computed("elo", dt.date(2024, 7, 1)) != july  # the live list of July changed...
+    assert_kept(before)  # ...the published one did not
+    game = league["dutch"].games.order_by("id").first()
+    with django_capture_on_commit_callbacks(execute=True):
+        record.game_correct(game=game, actor=None, home_touchdowns=0, away_touchdowns=3)
+    run_all(trigger=Trigger.CORRECTED, since=dt.date(2024, 3, 2))
+    assert_kept(before)
+
+
+def test_a_merge_leaves_the_duplicates_published_entries_under_his_number_and_name_of_the_day(league, django_capture_on_commit_callbacks):
+    duplicate = CoachFactory(number=190, name="Anna J.")
+    second = EventFactory(name="Second Cup", start_date=dt.date(2024, 9, 21))
+    play(RoundFactory(event=second, number=1), duplicate, league["cees"], (1, 0), home_race="human", away_race="human")
+    october = dt.date(2024, 10, 3)
+    run_all(today=october)  # the list of 1 October holds the duplicate, and is published
+    before = every_publication()
+    assert any(entry[:2] == (190, "Anna J.") for entry in before[("elo", dt.date(2024, 10, 1))][1])
+    with django_capture_on_commit_callbacks(execute=False):
+        record.coach_merge(keep=league["anna"], duplicate=duplicate, actor=None)
+    run_all(trigger=Trigger.MERGE, since=dt.date(2024, 9, 21), today=october)
+    assert every_publication() == before
+    assert not any(e.coach.number == 190 for e in RatingListEntry.objects.filter(rating_list__date=dt.date(2024, 10, 1)))
+
+
+def test_a_list_page_and_its_csv_show_the_list_as_published_and_say_when(client, league):
+    publication = Publication.objects.get(system__slug="elo", date=dt.date(2024, 7, 1))
+    Publication.objects.filter(pk=publication.pk).update(published_at=dt.datetime(2024, 7, 1, 4, 30, tzinfo=dt.UTC))
+    # the computed list is changed behind the pages' back: they show the publication
+    RatingListEntry.objects.filter(system__slug="elo", rating_list__date=dt.date(2024, 7, 1)).update(value=1.0)
+    page = client.get("/lists/elo/2024-07/").content.decode()
+    assert "Published 2024-07-01 04:30" in page
+    ranking = client.get("/rankings/elo/2024-07/").content.decode()
+    assert "Published 2024-07-01 04:30" in ranking and "as published 2024-07-01 04:30" in ranking
+    header, *rows = list(csv.reader(io.StringIO(csv_text(client.get("/rankings/elo/2024-07/?_export=csv")))))
+    assert header[-1] == "Published" and {row[-1] for row in rows} == {"2024-07-01 04:30"}
+    values = {row[header.index("Number")]: row[header.index("Rating")] for row in rows}
+    expected = {str(e.coach_number): f"{e.value:.2f}" for e in PublishedEntry.objects.filter(publication=publication)}
+    assert values == expected and "1.00" not in values.values()
+    filtered = client.get("/rankings/elo/2024-07/?country=NL&name=anna&race=human&_export=csv")
+    header, *rows = list(csv.reader(io.StringIO(csv_text(filtered))))
+    assert [row[header.index("Coach")] for row in rows] == ["Anna Jansen"]
+
+
+def test_a_failed_run_publishes_nothing(league, monkeypatch):
+    before = every_publication()
+    elo = RatingSystem.objects.get(slug="elo")
+    run = services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)
+    from ratings.services import execution
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the disk is full")
+    monkeypatch.setattr(execution, "lists_publish_due", broken)
+    with pytest.raises(RuntimeError):
+        services.recalculation_execute(run_id=run.pk, today=dt.date(2024, 10, 3))
+    assert every_publication() == before
+    assert not RatingList.objects.filter(system=elo, date=dt.date(2024, 10, 1)).exists()  # the run's lists went with it
