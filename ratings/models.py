@@ -328,6 +328,7 @@ class PublishedEntry(models.Model):
     value = models.FloatField()
     mu = models.FloatField(null=True, blank=True)
     phi = models.FloatField(null=True, blank=True)
+    sigma = models.FloatField(null=True, blank=True)
     nv = models.PositiveSmallIntegerField(null=True, blank=True)
     games = models.PositiveIntegerField(default=0)
     rank = models.PositiveIntegerField(null=True, blank=True)

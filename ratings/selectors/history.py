@@ -15,7 +15,16 @@ from django.utils.dateparse import parse_datetime
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
 from ratings.engines.common import GameRecord, paused_gc
-from ratings.models import CurrentRating, EngineCheckpoint, RatingListEntry, RatingSystem, RecalculationRun, RunStatus
+from ratings.models import (
+    CurrentRating,
+    EngineCheckpoint,
+    Publication,
+    PublishedEntry,
+    RatingListEntry,
+    RatingSystem,
+    RecalculationRun,
+    RunStatus,
+)
 from ratings.replay import Ledger, replay
 from ratingsite.formatting import fixed, rating_places
 from tournaments.models import Coach, EventStatus, Race, Variant
@@ -209,9 +218,28 @@ def replay_as_of(system, on: dt.date):
 EXPORT_HEADER = ["coach_number", "coach", "race", "variant", "rating", "mu", "phi", "sigma", "rank", "games"]
 
 
-def export_rows(system, *, on: dt.date | None = None, variant=None) -> list[list[str]]:
-    """The CSV rows of a ranking (current, or as of `on`), best first, inactive keys unranked at the end."""
-    if on is None:
+def publication_in_force(system, on: dt.date | None = None) -> Publication | None:
+    """The published list in force on `on` (else today): the latest dated on or before it, its latest edition."""
+    return (
+        Publication.objects.filter(system=system, date__lte=on or timezone.localdate())
+        .order_by("-date", "-edition").first()
+    )
+
+
+def export_rows(system, *, on: dt.date | None = None, variant=None, publication: Publication | None = None) -> list[list[str]]:
+    """The CSV rows of a ranking (current, as of `on` as revised since, or a `publication` as it was
+    published), best first, inactive keys unranked at the end."""
+    if publication is not None:
+        entries = PublishedEntry.objects.filter(publication=publication)
+        if variant is not None:
+            entries = entries.filter(variant_slug=variant.slug)
+        data = [
+            (number, name, race or None, *rest)
+            for number, name, race, *rest in entries.values_list(
+                "coach_number", "coach_name", "race_name", "variant_name", "value", "mu", "phi", "sigma", "rank", "games",
+            )
+        ]
+    elif on is None:
         ratings = CurrentRating.objects.filter(system=system)
         if variant is not None:
             ratings = ratings.filter(variant=variant)

@@ -11,7 +11,7 @@ from ratings.models import Publication, PublishedEntry, RatingList, RatingListEn
 from tournaments.models import Coach, Race, Variant
 
 # the entry's figures, then the coach, race and variant as named on the day
-_COPIED = ("value", "mu", "phi", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
+_COPIED = ("value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
 
 
 def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publication]:

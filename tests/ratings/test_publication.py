@@ -6,6 +6,7 @@ import datetime as dt
 import io
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from ratings import services
 from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, Trigger
@@ -146,3 +147,35 @@ def test_a_failed_run_publishes_nothing(league, monkeypatch):
         services.recalculation_execute(run_id=run.pk, today=dt.date(2024, 10, 3))
     assert every_publication() == before
     assert not RatingList.objects.filter(system=elo, date=dt.date(2024, 10, 1)).exists()  # the run's lists went with it
+
+
+def export(*args: str) -> list[list[str]]:
+    out = io.StringIO()
+    call_command("export_ratings", *args, stdout=out, stderr=io.StringIO())  # as typed: parsed as the command line is
+    return list(csv.reader(io.StringIO(out.getvalue())))
+
+
+def ranked(rows: list[list[str]]) -> list[list[str]]:
+    """The ranked rows (a list holds the ranked keys and the month's movers; an export as of a date, every key)."""
+    return [row for row in rows[1:] if row[8]]
+
+
+def test_export_ratings_published_gives_the_list_as_published_and_as_of_the_list_as_revised(league, django_capture_on_commit_callbacks):
+    as_published = export("--published", "--system", "elo", "--as-of", "2024-08-15")  # the list in force then: 1 August
+    assert as_published[0] == ["coach_number", "coach", "race", "variant", "rating", "mu", "phi", "sigma", "rank", "games"]
+    assert ranked(as_published) == ranked(export("--system", "elo", "--as-of", "2024-08-01"))  # nothing reported late yet
+    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
+    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
+    with django_capture_on_commit_callbacks(execute=False):
+        record.event_sanction(event=late, actor=None)
+    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    assert export("--published", "--system", "elo", "--as-of", "2024-08-15") == as_published  # kept
+    revised = export("--system", "elo", "--as-of", "2024-08-01")
+    assert ranked(revised) != ranked(as_published)
+    anna = {row[0]: row for row in revised[1:]}["101"]
+    assert anna[-1] != {row[0]: row for row in as_published[1:]}["101"][-1]  # one game more, revised
+
+
+def test_export_ratings_published_says_when_nothing_was_published(league):
+    with pytest.raises(CommandError, match="has published no list dated on or before 2020-01-01"):
+        export("--published", "--system", "elo", "--as-of", "2020-01-01")
