@@ -390,6 +390,7 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
         "system": system,
         "rating_list": head,
         "publication": publication,
+        "revisions": selectors.publication_revisions(publication, places=rating_places(system.method)) if publication else None,
         "counts": counts_of(head, variant),
         "starters": starters,
         "risers": risers,

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from django.db import connection
-from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.expressions import RawSQL
 
+from audit.models import Action, AuditRecord
 from ratings.engines import glicko, naf_elo
 from ratings.engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
 from ratings.models import (
@@ -780,3 +781,92 @@ def idle_periods_until_unranked(config, phi: float, sigma: float | None = None) 
 
 def period_name(config) -> str:
     return {"month": "month", "two_weeks": "two-week period", "event": "event"}[config.period]
+
+
+# --- revisions of a published list -----------------------------------------------------------------
+
+
+@dataclass
+class Revision:
+    """One key whose figures the live recomputation gives otherwise than its list as published."""
+
+    coach_number: int
+    coach_name: str
+    race: str
+    variant: str
+    published: float | None  # None: not on the list as published
+    revised: float | None  # None: no longer on the list
+
+    @property
+    def difference(self) -> float | None:
+        return None if self.published is None or self.revised is None else self.revised - self.published
+
+
+@dataclass
+class Revisions:
+    """How the live recomputation of a published list differs from it, and why."""
+
+    rows: list[Revision]
+    total: int
+    reasons: list[str]
+
+
+def publication_revisions(publication: Publication, *, places: int, limit: int = 50) -> Revisions:
+    """Where the list as computed now (RatingListEntry) differs from the list as published, at the
+    precision the list shows (`places`), the largest differences first; and the changes to the record
+    reported since its publication that reach back before its date."""
+    def key_of(number, race, variant):
+        return number, race or "", variant
+
+    published = {
+        key_of(number, race, variant): (name, race_name, variant_name, value)
+        for number, name, race, race_name, variant, variant_name, value in PublishedEntry.objects.filter(publication=publication)
+        .values_list("coach_number", "coach_name", "race_slug", "race_name", "variant_slug", "variant_name", "value")
+    }
+    computed = {
+        key_of(number, race, variant): (name, race_name, variant_name, value)
+        for number, name, race, race_name, variant, variant_name, value in RatingListEntry.objects.filter(
+            system_id=publication.system_id, rating_list__system_id=publication.system_id, rating_list__date=publication.date,
+        ).values_list("coach__number", "coach__name", "race__slug", "race__name", "variant__slug", "variant__name", "value")
+    }
+    rows = []
+    for key in published.keys() | computed.keys():
+        was, now = published.get(key), computed.get(key)
+        before, after = (was[3] if was else None), (now[3] if now else None)
+        if before is not None and after is not None and round(before, places) == round(after, places):
+            continue
+        name, race, variant, _ = was or now
+        rows.append(Revision(key[0], name, race or "", variant, before, after))
+    rows.sort(key=lambda r: (-abs((r.revised or 0) - (r.published or 0)), r.coach_number, r.race, r.variant))
+    return Revisions(rows=rows[:limit], total=len(rows), reasons=_revision_reasons(publication) if rows else [])
+
+
+def _revision_reasons(publication: Publication) -> list[str]:
+    """The changes reported after a list's publication that reach back before its date, oldest first.
+    A game carries the day it was reported: one of the publication's own day may have come after it."""
+    after = publication.published_at
+    reasons: list[tuple] = []
+    late = (
+        Game.objects.filter(event__status=EventStatus.SANCTIONED, played_at__date__lt=publication.date,
+                            reported_on__gte=after.date())
+        .values("event_id", "event__name").annotate(games=Count("id"), reported=Max("reported_on"))
+    )
+    firsts = dict(
+        Game.objects.filter(event_id__in=[row["event_id"] for row in late]).values("event_id")
+        .annotate(first=Min("reported_on")).values_list("event_id", "first")
+    )
+    for row in late:
+        games = f"{row['games']} game{'s' if row['games'] > 1 else ''}"
+        if firsts.get(row["event_id"]) and firsts[row["event_id"]] >= after.date():
+            reasons.append((row["reported"], f"{row['event__name']}: reported {row['reported']:%Y-%m-%d}, after this list ({games})"))
+        else:
+            reasons.append((row["reported"], f"{row['event__name']}: {games} corrected on {row['reported']:%Y-%m-%d}"))
+    for record in AuditRecord.objects.filter(
+        at__gt=after, action__in=[Action.COACH_MERGE, Action.EVENT_REJECT, Action.RATING_SYSTEM_UPDATE],
+    ).order_by("at"):
+        if record.action == Action.RATING_SYSTEM_UPDATE and record.rating_system_id != publication.system_id:
+            continue
+        if record.action == Action.EVENT_REJECT and (record.before or {}).get("status") != EventStatus.SANCTIONED:
+            continue
+        reasons.append((record.at.date(), f"{record.get_action_display().capitalize()}: {record.object_repr} ({record.at:%Y-%m-%d})"))
+    return [text for _, text in sorted(reasons, key=lambda r: r[0])]

@@ -7,6 +7,7 @@ import io
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from ratings import services
 from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, Trigger
@@ -179,3 +180,30 @@ def test_export_ratings_published_gives_the_list_as_published_and_as_of_the_list
 def test_export_ratings_published_says_when_nothing_was_published(league):
     with pytest.raises(CommandError, match="has published no list dated on or before 2020-01-01"):
         export("--published", "--system", "elo", "--as-of", "2020-01-01")
+
+
+def test_a_list_page_shows_the_revised_figures_beside_the_published_ones_and_why(client, league, django_capture_on_commit_callbacks):
+    assert "Revised since publication" not in client.get("/lists/elo/2024-07/").content.decode()
+    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
+    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
+    with django_capture_on_commit_callbacks(execute=False):
+        record.event_sanction(event=late, actor=None)
+    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    page = client.get("/lists/elo/2024-07/")
+    text = page.content.decode()
+    assert "Revised since publication" in text
+    reported = timezone.localdate()
+    assert f"Late Cup: reported {reported:%Y-%m-%d}, after this list (1 game)" in text
+    revisions = page.context["revisions"]
+    publication = Publication.objects.get(system__slug="elo", date=dt.date(2024, 7, 1))
+    published = {(e.coach_number, e.race_slug): e.value for e in PublishedEntry.objects.filter(publication=publication)}
+    now = {(e.coach.number, e.race.slug): e.value for e in RatingListEntry.objects.filter(
+        system__slug="elo", rating_list__date=dt.date(2024, 7, 1)).select_related("coach", "race")}
+    differing = {key for key in published.keys() | now.keys() if round(published.get(key, -1), 2) != round(now.get(key, -1), 2)}
+    assert revisions.total == len(differing) > 0
+    assert {(r.coach_number, r.race.lower()) for r in revisions.rows} == {(n, race) for n, race in differing}
+    anna = next(r for r in revisions.rows if r.coach_number == 101 and r.race == "Human")
+    assert (anna.published, anna.revised) == (published[(101, "human")], now[(101, "human")])
+    assert anna.revised > anna.published  # she won the late game
+    # an earlier list, before the late game was played, has nothing to revise
+    assert "Revised since publication" not in client.get("/lists/elo/2024-05/").content.decode()
