@@ -96,19 +96,24 @@ class RankingFilter(django_filters.FilterSet):
     def filter_active(self, queryset, name, value):
         return queryset.filter(rank__isnull=False) if value else queryset
 
+    # where the coach's number and name are, from an entry
+    coach_number, coach_name = "coach__number", "coach__name"
+
     def filter_name(self, queryset, name, value):
         value = value.strip()
         if not value:
             return queryset
+        by_name = Q(**{f"{self.coach_name}__icontains": value})
         if value.isdigit():
-            return queryset.filter(Q(coach__number=int(value)) | Q(coach__name__icontains=value))
-        return queryset.filter(coach__name__icontains=value)
+            return queryset.filter(Q(**{self.coach_number: int(value)}) | by_name)
+        return queryset.filter(by_name)
 
 
 class PublishedRankingFilter(RankingFilter):
     """The same filters over a list as published: its coach, race and variant are the number, slug and
     name of the day (ratings.models.PublishedEntry)."""
 
+    coach_number, coach_name = "coach_number", "coach_name"
     country = django_filters.ChoiceFilter(
         field_name="nationality", choices=coach_countries, empty_label="All countries", label="Nationality", widget=FastSelect,
     )
@@ -124,14 +129,6 @@ class PublishedRankingFilter(RankingFilter):
 
     def filter_race(self, queryset, name, value):
         return queryset.filter(race_slug=value.slug) if value else queryset
-
-    def filter_name(self, queryset, name, value):
-        value = value.strip()
-        if not value:
-            return queryset
-        if value.isdigit():
-            return queryset.filter(Q(coach_number=int(value)) | Q(coach_name__icontains=value))
-        return queryset.filter(coach_name__icontains=value)
 
 
 class EventFilter(django_filters.FilterSet):
