@@ -19,6 +19,7 @@ class Action(models.TextChoices):
     RATING_SYSTEM_UPDATE = "rating_system.update", "rating system changed"
     RUN_RERUN = "run.rerun", "run queued again"
     RUN_CANCEL = "run.cancel", "queued run cancelled"
+    LIST_REPUBLISH = "list.republish", "rating list published again"
 
 
 # what changed, by its model's label: the typed link each kind of subject fills

@@ -3,6 +3,8 @@
 Each view checks its permission on the server; each change goes through a service that writes the
 audit record and queues the recalculation.
 """
+import datetime as dt
+
 import django_tables2 as tables
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -13,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from ratings import selectors
 from ratings.filters import RunFilter
 from ratings.models import RatingSystem, RecalculationRun, RunStatus
+from ratings.services import list_republish as republish
 from ratings.services import rating_system_update, recalculation_cancel, recalculation_rerun
 from ratings.staff_forms import RatingSystemForm
 from ratingsite.page_cache import checked_parameters, paginate_table
@@ -125,3 +128,21 @@ def run_cancel(request, pk: int):
     else:
         messages.success(request, f"Run {run.pk} is cancelled: it will not run.")
     return redirect("staff_run_detail", run.pk)
+
+
+@perms.permission_required(perms.CONFIGURE_SYSTEMS)
+@require_POST
+def list_republish(request, system: str, month: tuple[int, int]):
+    """Publish a monthly list again, as computed now, with the reason: a new edition; the earlier stay readable."""
+    rating_system = RatingSystem.objects.filter(slug=system, active=True).first()
+    if rating_system is None:
+        raise Http404(f"There is no rating system “{system}”.")
+    try:
+        publication = republish(
+            system=rating_system, date=dt.date(*month, 1), actor=request.user, reason=request.POST.get("reason", "")[:1000],
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("rating_list_detail", rating_system.slug, month)
+    messages.success(request, f"{publication} is on record; edition {publication.edition - 1} stays readable at its own address.")
+    return redirect("rating_list_detail", rating_system.slug, month)

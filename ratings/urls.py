@@ -33,6 +33,7 @@ urlpatterns = [
     path("lists/", views.rating_list_index, name="rating_list_index"),
     path("lists/<slug:system>/", views.rating_lists, name="rating_lists"),
     path("lists/<slug:system>/<month:month>/", views.rating_list_detail, name="rating_list_detail"),
+    path("lists/<slug:system>/<month:month>/edition/<int:edition>/", views.rating_list_detail, name="rating_list_edition"),
     path("events/", views.event_list, name="event_list"),
     path("events/<int:pk>/", views.event_detail, name="event_detail"),
     path("calculator/", views.calculator, name="calculator"),

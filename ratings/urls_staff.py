@@ -1,6 +1,7 @@
 from django.urls import path
 
 from ratings import staff_views as views
+from ratings.urls import MonthConverter  # noqa: F401  (registers the month converter these paths use)
 
 urlpatterns = [
     path("", views.index, name="staff_index"),
@@ -10,4 +11,5 @@ urlpatterns = [
     path("runs/<int:pk>/", views.run_detail, name="staff_run_detail"),
     path("runs/<int:pk>/rerun/", views.run_rerun, name="staff_run_rerun"),
     path("runs/<int:pk>/cancel/", views.run_cancel, name="staff_run_cancel"),
+    path("lists/<slug:system>/<month:month>/republish/", views.list_republish, name="staff_list_republish"),
 ]

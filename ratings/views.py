@@ -36,6 +36,7 @@ from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import rating_places
 from ratingsite.page_cache import cached_page, paginate_table
+from tournaments import permissions as perms
 from tournaments.models import Coach, Event
 from tournaments.selectors import coach_get
 
@@ -343,11 +344,14 @@ def rating_lists(request, system: str):
 
 
 @cached_page
-def rating_list_detail(request, system: str, month: tuple[int, int]):
-    """One monthly list: counts, starters, risers and fallers."""
+def rating_list_detail(request, system: str, month: tuple[int, int], edition: int | None = None):
+    """One monthly list as published (its latest edition, or the one asked for): counts, starters,
+    risers and fallers, and the figures revised since."""
     system = _system(system)
     # the list as it was published, whatever was computed since; as computed until it is published
-    publication = selectors.publication_on(system, *month)
+    publication = selectors.publication_on(system, *month, edition=edition)
+    if publication is None and edition is not None:
+        raise Http404(f"{system.name}'s list dated {month[0]:04d}-{month[1]:02d}-01 has no edition {edition}.")
     if publication is not None:
         head, starters_of, movers_of, counts_of = (
             publication, selectors.published_starters, selectors.published_movers, selectors.published_counts,
@@ -390,6 +394,8 @@ def rating_list_detail(request, system: str, month: tuple[int, int]):
         "system": system,
         "rating_list": head,
         "publication": publication,
+        "editions": selectors.publication_editions(publication) if publication else [],
+        "can_republish": publication is not None and request.user.has_perm(perms.CONFIGURE_SYSTEMS),
         "revisions": selectors.publication_revisions(publication, places=rating_places(system.method)) if publication else None,
         "counts": counts_of(head, variant),
         "starters": starters,

@@ -82,9 +82,15 @@ def rating_list_on(system: RatingSystem, year: int, month: int) -> RatingList | 
     return RatingList.objects.filter(system=system, date=dt.date(year, month, 1)).first()
 
 
-def publication_on(system: RatingSystem, year: int, month: int) -> Publication | None:
-    """The list of that month as published (its latest edition), if it has been published."""
-    return Publication.objects.filter(system=system, date=dt.date(year, month, 1)).order_by("-edition").first()
+def publication_on(system: RatingSystem, year: int, month: int, edition: int | None = None) -> Publication | None:
+    """The list of that month as published (that edition, else the latest), if it has been published."""
+    editions = Publication.objects.filter(system=system, date=dt.date(year, month, 1))
+    return (editions.filter(edition=edition) if edition else editions).select_related("published_by").order_by("-edition").first()
+
+
+def publication_editions(publication: Publication) -> list[Publication]:
+    """Every edition of a published list, the first first."""
+    return list(Publication.objects.filter(system_id=publication.system_id, date=publication.date).order_by("edition"))
 
 
 PUBLISHED_ORDER = (F("overall_rank").asc(nulls_last=True), F("value").desc(), F("coach_number"))

@@ -11,7 +11,7 @@ from ratings.services.execution import (
     recalculation_execute_many,
 )
 from ratings.services.leases import recalculation_cancel, recalculation_sweep
-from ratings.services.publication import lists_publish_due
+from ratings.services.publication import list_republish, lists_publish_due
 from ratings.services.requests import (
     RECALCULATE_TASK,
     rating_system_update,
@@ -27,6 +27,7 @@ __all__ = [
     "RecalculationFailed",
     "checkpoint_dates",
     "complete_list",
+    "list_republish",
     "lists_publish_due",
     "rating_system_update",
     "recalculation_cancel",

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db import connection
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.db.models import Max
 from django.utils import timezone
 
-from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem
+from audit.models import Action
+from audit.services import audit_record
+from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, RecalculationRun, RunStatus
+from ratingsite import page_cache
 from tournaments.models import Coach, Race, Variant
 
 # the entry's figures, then the coach, race and variant as named on the day
@@ -32,6 +37,32 @@ def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publicati
     for rating_list, publication in zip(due, publications):
         _copy_entries(system.pk, rating_list.pk, publication.pk)
     return publications
+
+
+@transaction.atomic(durable=True)
+def list_republish(*, system: RatingSystem, date: dt.date, actor, reason: str) -> Publication:
+    """Publish a list again, as computed now, when a ruling must apply to it retroactively: a new
+    edition beside the earlier ones, which stay readable; on record with its reason."""
+    if not reason.strip():
+        raise ValidationError("Give the reason for publishing this list again: it is shown with the new edition.")
+    RatingSystem.objects.select_for_update().get(pk=system.pk)  # one republication of a system at a time
+    rating_list = RatingList.objects.filter(system=system, date=date).first()
+    earlier = Publication.objects.filter(system=system, date=date).aggregate(last=Max("edition"))["last"]
+    if rating_list is None or earlier is None:
+        raise ValidationError(f"{system.name} has no published list dated {date:%Y-%m-%d} to publish again.")
+    if RecalculationRun.objects.filter(system=system, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).exists():
+        raise ValidationError(f"{system.name} is being recalculated: publish the list again once that run has finished.")
+    publication = Publication.objects.create(
+        system=system, date=date, edition=earlier + 1, published_at=timezone.now(),
+        published_by=actor if getattr(actor, "is_authenticated", False) else None,
+        reason=reason.strip(), rated=rating_list.rated, ranked=rating_list.ranked, starters=rating_list.starters,
+        complete=rating_list.complete,
+    )
+    _copy_entries(system.pk, rating_list.pk, publication.pk)
+    audit_record(actor=actor, action=Action.LIST_REPUBLISH, obj=publication, before={"edition": earlier},
+                 after={"edition": publication.edition, "date": date.isoformat()}, note=reason.strip())
+    page_cache.bump_on_commit()
+    return publication
 
 
 def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> None:

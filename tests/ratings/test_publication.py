@@ -9,9 +9,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from audit.models import Action, AuditRecord
 from ratings import services
 from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, Trigger
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.roles import organiser, staff
 from tests.web.conftest import TODAY, build_league, recalculate_all
 from tests.web.test_rankings import csv_text
 from tournaments import services as record
@@ -207,3 +209,53 @@ def test_a_list_page_shows_the_revised_figures_beside_the_published_ones_and_why
     assert anna.revised > anna.published  # she won the late game
     # an earlier list, before the late game was played, has nothing to revise
     assert "Revised since publication" not in client.get("/lists/elo/2024-05/").content.decode()
+
+
+def test_staff_publish_a_list_again_with_a_reason_and_the_earlier_edition_stays_at_its_own_address(client, league):
+    first = published("elo", dt.date(2024, 7, 1))
+    RatingListEntry.objects.filter(system__slug="elo", rating_list__date=dt.date(2024, 7, 1), coach__number=101).update(value=199.0)
+    sam = staff("sam")
+    client.force_login(sam)
+    refused = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "  "}, follow=True)
+    assert "Give the reason for publishing this list again" in refused.content.decode()
+    assert Publication.objects.filter(system__slug="elo", date=dt.date(2024, 7, 1)).count() == 1
+    response = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling 2024/7: Anna's forfeit reversed"}, follow=True)
+    text = response.content.decode()
+    assert "edition 1 stays readable at its own address" in text
+    second = Publication.objects.get(system__slug="elo", date=dt.date(2024, 7, 1), edition=2)
+    assert (second.published_by, second.reason) == (sam, "Ruling 2024/7: Anna's forfeit reversed")
+    assert "edition 2: Ruling 2024/7: Anna&#x27;s forfeit reversed" in text
+    assert published("elo", dt.date(2024, 7, 1)) != first  # the list page shows the new edition
+    assert {e.value for e in PublishedEntry.objects.filter(publication=second, coach_number=101)} >= {199.0}
+    old = client.get("/lists/elo/2024-07/edition/1/")
+    assert old.status_code == 200 and old.context["publication"].edition == 1
+    assert sorted(PublishedEntry.objects.filter(publication=old.context["publication"]).values_list(*FIGURES)) == first
+    record = AuditRecord.objects.get(action=Action.LIST_REPUBLISH)
+    assert (record.actor, record.note, record.before, record.after) == (
+        sam, "Ruling 2024/7: Anna's forfeit reversed", {"edition": 1}, {"edition": 2, "date": "2024-07-01"})
+    assert client.get("/lists/elo/2024-07/edition/3/").status_code == 404
+
+
+def test_only_staff_may_publish_again_by_post_and_not_while_a_run_is_queued(client, league):
+    assert client.post("/staff/lists/elo/2024-07/republish/", {"reason": "x"}).status_code in (302, 403)
+    client.force_login(organiser("olga"))
+    assert client.post("/staff/lists/elo/2024-07/republish/", {"reason": "x"}).status_code == 403
+    client.force_login(staff("sam"))
+    assert client.get("/staff/lists/elo/2024-07/republish/").status_code == 405
+    services.recalculation_request(system=RatingSystem.objects.get(slug="elo"), trigger=Trigger.MANUAL, enqueue=False)
+    queued = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling"}, follow=True)
+    assert "NAF Elo is being recalculated: publish the list again once that run has finished." in queued.content.decode()
+    assert client.post("/staff/lists/elo/1999-01/republish/", {"reason": "Ruling"}, follow=True).status_code == 404
+    assert Publication.objects.filter(edition__gt=1).count() == 0
+
+
+def test_a_parameter_change_recomputes_the_live_ratings_and_leaves_the_published_lists(client, league, django_capture_on_commit_callbacks):
+    before = every_publication()
+    elo = RatingSystem.objects.get(slug="elo")
+    with django_capture_on_commit_callbacks(execute=False):
+        services.rating_system_update(system=elo, actor=staff("sam"), parameters={**elo.parameters, "start_rating": 200.0})
+    run_all(trigger=Trigger.PARAMETERS)
+    assert_kept(before)
+    assert computed("elo", dt.date(2024, 7, 1)) != published("elo", dt.date(2024, 7, 1))
+    text = client.get("/lists/elo/2024-07/").content.decode()
+    assert "Revised since publication" in text and "Rating system changed: NAF Elo" in text

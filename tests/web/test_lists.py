@@ -90,9 +90,9 @@ def test_list_pages_query_counts(client, league, django_assert_num_queries):
         client.get("/lists/")
     with django_assert_num_queries(3):  # system, count, page
         client.get("/lists/elo/")
-    # system, publication, variants, starters count and page, risers, fallers, neighbours (2), changed
-    # count, and the list as published and as computed now (nothing revised: no reasons looked up)
-    with django_assert_num_queries(12):
+    # system, publication, its editions, variants, starters count and page, risers, fallers, neighbours
+    # (2), changed count, and the list as published and as computed now (nothing revised: no reasons)
+    with django_assert_num_queries(13):
         client.get("/lists/knsb/2024-07/")
 
 
