@@ -290,6 +290,8 @@ class PublishedRankingTable(ListRankingTable):
     race = tables.Column(accessor="race_name", verbose_name="Race", order_by=("race_name", "coach_number"))
     variant = tables.Column(accessor="variant_name", verbose_name="Variant", order_by=("variant_name", "coach_number"))
 
+    revised = tables.Column(verbose_name="Revised", orderable=False, exclude_from_export=True, attrs=NUM)
+
     order_rank = _rank_order("rank", "coach_number")
     order_overall_rank = _rank_order("overall_rank", "coach_number")
     export_fields = ()  # the entries' own names, read from the instances
@@ -297,6 +299,30 @@ class PublishedRankingTable(ListRankingTable):
     def __init__(self, *args, publication, **kwargs):
         super().__init__(*args, **kwargs)
         self.publication = publication
+        self.revisions: dict = {}  # key -> value now, for the page's entries whose value differs
+        self.columns.hide("revised")
+
+    def page_records(self) -> list:
+        return [row.record for row in self.page.object_list]
+
+    def show_revisions(self, values: dict) -> None:
+        """Show beside each published value of the page the value computed now (`values`, by key),
+        in a column of its own if any differs."""
+        self.revisions = values
+        if any(self._revision(record) is not None for record in self.page_records()):
+            self.columns.show("revised")
+
+    def _revision(self, record) -> str | None:
+        key = (record.coach_number, record.race_slug, record.variant_slug)
+        if key not in self.revisions:
+            return None
+        now = self.revisions[key]
+        if now is None:
+            return "no longer on it"
+        return None if fixed(now, self.places) == fixed(record.value, self.places) else fixed(now, self.places)
+
+    def cell_revised(self, record):
+        return _plain(self._revision(record) or "")
 
     def as_values(self, exclude_columns=None):
         published = f"{timezone.localtime(self.publication.published_at):%Y-%m-%d %H:%M}"

@@ -128,6 +128,8 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         values = table.as_values()
         return csv_download(next(values), values, filename=f"{system.slug}-ranking-{stamp}")
     _paginate(request, table)
+    if publication is not None:  # where the live recomputation disagrees, its figure beside
+        table.show_revisions(selectors.revised_values(publication, table.page_records()))
     return render(request, "ratings/ranking.html", {
         "system": system,
         "systems": systems,

@@ -66,6 +66,7 @@ from ratings.selectors.pages import (
     ranking_of_publication,
     rating_list_on,
     rating_lists_of,
+    revised_values,
     variants_by_name,
 )
 from ratings.selectors.staff import (
@@ -133,6 +134,7 @@ __all__ = [
     "rating_keys",
     "rating_list_on",
     "rating_lists_of",
+    "revised_values",
     "rating_system_get",
     "recent_runs",
     "replay_as_of",

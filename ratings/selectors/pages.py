@@ -817,6 +817,20 @@ class Revisions:
     reasons: list[str]
 
 
+def revised_values(publication: Publication, entries) -> dict[tuple, float | None]:
+    """The value each of these published entries has on the list as computed now, by (coach number,
+    race slug, variant slug); None: no longer on it."""
+    numbers = {e.coach_number for e in entries}
+    found = {
+        (number, race or "", variant): value
+        for number, race, variant, value in RatingListEntry.objects.filter(
+            system_id=publication.system_id, rating_list__system_id=publication.system_id, rating_list__date=publication.date,
+            coach__number__in=numbers,
+        ).values_list("coach__number", "race__slug", "variant__slug", "value")
+    }
+    return {(e.coach_number, e.race_slug, e.variant_slug): found.get((e.coach_number, e.race_slug, e.variant_slug)) for e in entries}
+
+
 def publication_revisions(publication: Publication, *, places: int, limit: int = 50) -> Revisions:
     """Where the list as computed now (RatingListEntry) differs from the list as published, at the
     precision the list shows (`places`), the largest differences first; and the changes to the record

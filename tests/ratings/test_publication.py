@@ -14,7 +14,7 @@ from ratings import services
 from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, Trigger
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser, staff
-from tests.web.conftest import TODAY, build_league, recalculate_all
+from tests.web.conftest import TODAY, build_league, recalculate_all, table
 from tests.web.test_rankings import csv_text
 from tournaments import services as record
 from tournaments.models import EventStatus
@@ -259,3 +259,28 @@ def test_a_parameter_change_recomputes_the_live_ratings_and_leaves_the_published
     assert computed("elo", dt.date(2024, 7, 1)) != published("elo", dt.date(2024, 7, 1))
     text = client.get("/lists/elo/2024-07/").content.decode()
     assert "Revised since publication" in text and "Rating system changed: NAF Elo" in text
+
+
+def test_the_month_ranking_shows_a_revised_column_only_where_the_live_figures_differ(client, league, django_capture_on_commit_callbacks):
+    assert "Revised" not in table(client.get("/rankings/elo/2024-07/"), "ranking")["header"]
+    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
+    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
+    with django_capture_on_commit_callbacks(execute=False):
+        record.event_sanction(event=late, actor=None)
+    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    found = table(client.get("/rankings/elo/2024-07/"), "ranking")
+    header = found["header"]
+    rows = {(cells[header.index("Number")], cells[header.index("Race")]): cells for _, cells in found["rows"]}
+    publication = Publication.objects.get(system__slug="elo", date=dt.date(2024, 7, 1))
+    now = {(str(e.coach.number), e.race.name): e.value for e in RatingListEntry.objects.filter(
+        system__slug="elo", rating_list__date=dt.date(2024, 7, 1)).select_related("coach", "race")}
+    for e in PublishedEntry.objects.filter(publication=publication):
+        cells = rows[(str(e.coach_number), e.race_name)]
+        assert cells[header.index("Rating")] == f"{e.value:.2f}"  # as published
+        revised = now.get((str(e.coach_number), e.race_name))
+        expected = "" if revised is not None and f"{revised:.2f}" == f"{e.value:.2f}" else (
+            "no longer on it" if revised is None else f"{revised:.2f}")
+        assert cells[header.index("Revised")] == expected
+    assert rows[("101", "Human")][header.index("Revised")] != ""  # Anna won the late game
+    csv_header = next(csv.reader(io.StringIO(csv_text(client.get("/rankings/elo/2024-07/?_export=csv")))))
+    assert "Revised" not in csv_header  # the CSV is the list as published
