@@ -65,6 +65,8 @@ demo: migrate
 	$(MANAGE) import_fumbbl $(NAF_DATA)/fumbbl_matches.csv
 	$(MANAGE) seed_demo
 	$(MANAGE) recalculate
+	$(MANAGE) seed_demo --report-late
+	$(MANAGE) recalculate
 	$(MANAGE) refresh_stats
 	$(MANAGE) runserver $(HOST)
 

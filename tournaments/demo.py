@@ -17,6 +17,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
+from tournaments import services
 from tournaments.federation import RANKED_RACES, STUNTY_RACES
 from tournaments.models import (
     Award,
@@ -325,6 +326,8 @@ class DemoEvent:
     longitude: Decimal
     is_major: bool
     status: str = EventStatus.SANCTIONED
+    # submitted when seeded, sanctioned only after the lists after it are published (reported late)
+    reported_late: bool = False
     participants: dict[int, str] = field(default_factory=dict)  # coach number -> race
     rounds: list[DemoRound] = field(default_factory=list)
     awards: list[tuple[str, int]] = field(default_factory=list)  # (category, coach number)
@@ -663,6 +666,11 @@ def _leave_some_unsanctioned(rng: random.Random, events: list[DemoEvent]) -> Non
     minors = [event for event in events[:-3] if not event.is_major]
     for event in rng.sample(minors, min(3, len(minors))):
         event.status = EventStatus.REJECTED
+    # One event months back is reported late: `seed_demo --report-late` sanctions it once the lists
+    # after it are published, so that they show revised figures and why (no draw of rng: the rest stays).
+    late = [event for event in events[:-12] if not event.is_major and event.status == EventStatus.SANCTIONED]
+    if late:
+        late[-1].status, late[-1].reported_late = EventStatus.SUBMITTED, True
 
 
 def _memberships(rng: random.Random, coaches: list[DemoCoach], events: list[DemoEvent]) -> None:
@@ -692,6 +700,16 @@ class DemoReport:
     games_created: int = 0
     awards_created: int = 0
     seconds: float = 0.0
+
+
+def demo_late_reports_sanction(*, seed: int = 1, coaches: int = 2000, events: int = 320) -> list[Event]:
+    """Sanction the demo's events reported late that still wait (`seed_demo --report-late`): run it
+    after a recalculation has published the lists after them. Returns the events sanctioned."""
+    sources = [e.source for e in generate_federation(seed=seed, coaches=coaches, events=events).events if e.reported_late]
+    waiting = list(Event.objects.filter(source__in=sources, status=EventStatus.SUBMITTED))
+    for event in waiting:
+        services.event_sanction(event=event, actor=None, note="Reported late: its results came in after the lists that follow it.")
+    return waiting
 
 
 @transaction.atomic

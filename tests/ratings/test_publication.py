@@ -17,7 +17,8 @@ from tests.roles import organiser, staff
 from tests.web.conftest import TODAY, build_league, recalculate_all, table
 from tests.web.test_rankings import csv_text
 from tournaments import services as record
-from tournaments.models import EventStatus
+from tournaments.demo import generate_federation
+from tournaments.models import Event, EventStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -284,3 +285,23 @@ def test_the_month_ranking_shows_a_revised_column_only_where_the_live_figures_di
     assert rows[("101", "Human")][header.index("Revised")] != ""  # Anna won the late game
     csv_header = next(csv.reader(io.StringIO(csv_text(client.get("/rankings/elo/2024-07/?_export=csv")))))
     assert "Revised" not in csv_header  # the CSV is the list as published
+
+
+def test_the_demo_reports_one_event_late_and_its_lists_show_the_revision_and_why(client):
+    size = ["--coaches=120", "--events=30"]
+    call_command("seed_demo", *size, stdout=io.StringIO())
+    [source] = [e.source for e in generate_federation(seed=1, coaches=120, events=30).events if e.reported_late]
+    late = Event.objects.get(source=source, status=EventStatus.SUBMITTED)
+    after_demo = dt.date(2026, 1, 15)  # the demo ends on 2025-12-31
+    run_all(today=after_demo)
+    out = io.StringIO()
+    call_command("seed_demo", *size, "--report-late", stdout=out)
+    assert f"sanctioned, reported late: {late.name}" in out.getvalue()
+    assert Event.objects.get(pk=late.pk).status == EventStatus.SANCTIONED
+    run_all(today=after_demo)
+    month = (late.end_date.replace(day=28) + dt.timedelta(days=4)).replace(day=1)  # the first list after it
+    page = client.get(f"/lists/elo/{month:%Y-%m}/").content.decode()
+    assert "Revised since publication" in page and f"{late.name}: reported {timezone.localdate():%Y-%m-%d}, after this list" in page
+    again = io.StringIO()
+    call_command("seed_demo", *size, "--report-late", stdout=again)
+    assert "0 events reported late" in again.getvalue()  # done once

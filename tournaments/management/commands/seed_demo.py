@@ -1,7 +1,7 @@
-"""python manage.py seed_demo [--seed N] [--coaches N] [--events N]"""
+"""python manage.py seed_demo [--seed N] [--coaches N] [--events N] [--report-late]"""
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments.demo import demo_federation_create
+from tournaments.demo import demo_federation_create, demo_late_reports_sanction
 
 
 class Command(BaseCommand):
@@ -11,8 +11,19 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
         parser.add_argument("--coaches", type=int, default=2000, help="number of coaches (default 2000)")
         parser.add_argument("--events", type=int, default=320, help="number of events (default 320)")
+        parser.add_argument(
+            "--report-late", action="store_true",
+            help="sanction the demo's event reported late, once a recalculation has published the lists after it "
+                 "(its runs follow, as a sanction's do: in process by default, else on the workers)",
+        )
 
-    def handle(self, *args, seed, coaches, events, **options):
+    def handle(self, *args, seed, coaches, events, report_late=False, **options):
+        if report_late:
+            sanctioned = demo_late_reports_sanction(seed=seed, coaches=coaches, events=events)
+            for event in sanctioned:
+                self.stdout.write(f"sanctioned, reported late: {event.name} ({event.start_date:%Y-%m-%d})")
+            self.stdout.write(self.style.SUCCESS(f"{len(sanctioned)} event{'s' if len(sanctioned) != 1 else ''} reported late"))
+            return
         try:
             report = demo_federation_create(seed=seed, coaches=coaches, events=events)
         except ValueError as error:
