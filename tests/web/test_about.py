@@ -74,3 +74,12 @@ def test_about_query_count(client, db, django_assert_num_queries):
     # the systems, then variants and excluded races of each of the four
     with django_assert_num_queries(9):
         client.get("/about/ratings/")
+
+
+def test_the_page_says_what_each_change_does_to_published_lists_and_to_the_live_ratings(client, db):
+    text = client.get("/about/ratings/").content.decode()
+    assert '<h2 id="published-heading">Published lists never change</h2>' in text
+    for rule in ("A result reported late, or a correction:", "A merge of two coach records:",
+                 "A change of a system's parameters:", "A ruling that must apply retroactively:"):
+        assert rule in text
+    assert "keep the duplicate's entries under his own number and name" in text
