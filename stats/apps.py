@@ -7,7 +7,10 @@ class StatsConfig(AppConfig):
     verbose_name = "Statistics"
 
     def ready(self):
-        from stats import receivers
+        from stats import (
+            receivers,
+            tasks,  # noqa: F401  registers the tasks, which the services send by name
+        )
         from tournaments import signals
 
         signals.results_changed.connect(receivers.refresh_after_commit, dispatch_uid="stats-results-changed")

@@ -128,3 +128,21 @@ def test_a_broker_down_or_hung_is_given_up_on_with_an_error_the_outbox_expects(s
         probe = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0, probe.stderr
     assert probe.stdout.startswith("refused"), probe.stdout
+
+
+REGISTERED = """
+import django; django.setup()
+from celery import signature
+from ratings.services.requests import RECALCULATE_TASK
+from stats.services import REFRESH_TASK
+print(*(signature(name).type.name for name in (RECALCULATE_TASK, REFRESH_TASK)))
+"""
+
+
+def test_every_task_the_outboxes_send_by_name_is_registered_in_a_fresh_process():
+    """By name and without a broker, an unregistered task would go to a broker that is not there,
+    and stay owed for good; a fresh process (a web worker) imports no tasks module on its own."""
+    env = {k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"} | {"DJANGO_SETTINGS_MODULE": "ratingsite.settings.test"}
+    probe = subprocess.run([sys.executable, "-c", REGISTERED], env=env, capture_output=True, text=True, timeout=60)
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.split() == ["ratings.tasks.recalculate", "stats.tasks.refresh_summaries"]
