@@ -1,6 +1,25 @@
-"""What a message to a broker that is out raises: the outboxes (queued runs, owed statistics
-refreshes) catch these, keep the message owed, and let their dispatcher send it later."""
+"""Sending to the broker from an outbox (queued runs, owed statistics refreshes): a message the
+broker does not take (down, refusing, hung: its calls time out, settings' broker options) stays
+owed, and the outbox's dispatcher sends it later."""
+import datetime as dt
+import logging
+
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-# a broker that is down, refuses or hangs (its calls time out: settings' broker options)
 BROKER_ERRORS = (BrokerUnavailable, ConnectionError, TimeoutError)
+# how long a dispatcher leaves a message owed before sending it: its transaction may still be
+# committing, and then sends its own
+SETTLED = dt.timedelta(seconds=30)
+
+logger = logging.getLogger(__name__)
+
+
+def sent(message, *, owed: str) -> bool:
+    """Send a Celery signature or group; False, and logged, when the broker does not take it (`owed`
+    names what stays owed)."""
+    try:
+        message.apply_async()
+    except BROKER_ERRORS as error:
+        logger.warning("%s stay owed, the broker did not take them (%s): the dispatcher sends them", owed, error)
+        return False
+    return True

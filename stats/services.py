@@ -1,7 +1,6 @@
 """Writes of the statistics app: rebuilding the summary tables from the federation's record, and
 the outbox of the refresh messages."""
 import datetime as dt
-import logging
 import time
 
 from celery import signature
@@ -10,7 +9,7 @@ from django.db.models import BooleanField, Case, Count, F, Max, Q, QuerySet, Sum
 from django.db.models.functions import ExtractYear
 from django.utils import timezone
 
-from ratingsite.broker import BROKER_ERRORS
+from ratingsite.broker import SETTLED, sent
 from tournaments.models import EventStatus, Game, GameSide
 
 from .models import (
@@ -26,8 +25,6 @@ from .models import (
 
 REFRESH_TASK = "stats.tasks.refresh_summaries"
 
-logger = logging.getLogger(__name__)
-
 
 def summaries_request() -> SummaryRefreshRequest:
     """The record changed: the summary tables are owed a refresh, recorded with the change and sent
@@ -42,16 +39,13 @@ def summaries_enqueue() -> bool:
     owed = list(SummaryRefreshRequest.objects.filter(enqueued_at=None).values_list("pk", flat=True))
     if not owed:
         return False
-    try:
-        signature(REFRESH_TASK).apply_async()
-    except BROKER_ERRORS as error:
-        logger.warning("the statistics refresh stays owed, the broker did not take it (%s): the dispatcher sends it", error)
+    if not sent(signature(REFRESH_TASK), owed=f"statistics refresh requests {owed}"):
         return False
     SummaryRefreshRequest.objects.filter(pk__in=owed, enqueued_at=None).update(enqueued_at=timezone.now())
     return True
 
 
-def summaries_dispatch(*, settled: dt.timedelta = dt.timedelta(seconds=30)) -> bool:
+def summaries_dispatch(*, settled: dt.timedelta = SETTLED) -> bool:
     """Send the refresh a broker outage kept back, once owed for `settled` (a younger request's
     transaction may still be committing, and sends its own message when it does)."""
     if SummaryRefreshRequest.objects.filter(enqueued_at=None, created_at__lt=timezone.now() - settled).exists():

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import logging
 
 from celery import group, signature
 from django.db import transaction
@@ -18,11 +17,9 @@ from ratings.models import (
     Trigger,
 )
 from ratings.services.leases import this_process
-from ratingsite.broker import BROKER_ERRORS
+from ratingsite.broker import SETTLED, sent
 
 RECALCULATE_TASK = "ratings.tasks.recalculate"
-
-logger = logging.getLogger(__name__)
 
 
 def recalculation_request(
@@ -59,16 +56,13 @@ def recalculation_enqueue(*, run_ids: list[int]) -> list[int]:
     if not ids:
         return []
     tasks = [signature(RECALCULATE_TASK, args=(run_id,)) for run_id in ids]
-    try:
-        (tasks[0] if len(tasks) == 1 else group(tasks)).apply_async()
-    except BROKER_ERRORS as error:
-        logger.warning("runs %s stay queued, the broker did not take them (%s): the dispatcher sends them", ids, error)
+    if not sent(tasks[0] if len(tasks) == 1 else group(tasks), owed=f"runs {ids}"):
         return []
     RecalculationRun.objects.filter(pk__in=ids, enqueued_at=None).update(enqueued_at=timezone.now())
     return ids
 
 
-def recalculation_dispatch(*, settled: dt.timedelta = dt.timedelta(seconds=30)) -> list[int]:
+def recalculation_dispatch(*, settled: dt.timedelta = SETTLED) -> list[int]:
     """Send every queued run whose message did not go out (a broker outage), once it has been queued
     for `settled` (a younger one may still be waiting for its transaction to commit)."""
     owed = RecalculationRun.objects.filter(status=RunStatus.QUEUED, enqueued_at=None, created_at__lt=timezone.now() - settled)

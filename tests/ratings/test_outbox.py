@@ -107,7 +107,8 @@ def test_the_dispatcher_runs_every_minute_from_the_schedule():
 PROBE = """
 import django; django.setup()
 from celery import signature
-from ratings.services.requests import BROKER_ERRORS, RECALCULATE_TASK
+from ratings.services.requests import RECALCULATE_TASK
+from ratingsite.broker import BROKER_ERRORS
 try:
     signature(RECALCULATE_TASK, args=(1,)).apply_async()
 except BROKER_ERRORS as error:
