@@ -123,7 +123,7 @@ def cached_page(view):
         key = _key(request, _version())
         if (hit := cache.get(key)) is not None:
             return _answer(hit)
-        rendering = cache.add(f"{key}:rendering", 1, WAIT)
+        rendering = cache.add(_rendering(key), 1, WAIT)
         if not rendering and (hit := _awaited(key)) is not None:
             return _answer(hit)
         try:
@@ -138,9 +138,7 @@ def cached_page(view):
         if response.streaming:
             response.streaming_content = _kept_as_streamed(response.streaming_content, key, headers, rendering)
             return response
-        content = zlib.compress(response.content, 1)
-        if len(content) <= MAX_BYTES:
-            cache.set(key, (response.status_code, headers, content), TIMEOUT)
+        _keep(key, headers, zlib.compress(response.content, 1))
         _done(key, rendering)
         return response
 
@@ -163,14 +161,25 @@ def _awaited(key: str):
         time.sleep(POLL)
         if (hit := cache.get(key)) is not None:
             return hit
-        if cache.get(f"{key}:rendering") is None:
+        if cache.get(_rendering(key)) is None:
             return cache.get(key)
     return None
 
 
+def _keep(key: str, headers: list, content: bytes) -> None:
+    """Keep a page's complete 200 answer (compressed `content`) if it fits."""
+    if len(content) <= MAX_BYTES:
+        cache.set(key, (200, headers, content), TIMEOUT)
+
+
+def _rendering(key: str) -> str:
+    """The key that says a request is rendering the page of `key`."""
+    return f"{key}:rendering"
+
+
 def _done(key: str, rendering: bool) -> None:
     if rendering:
-        cache.delete(f"{key}:rendering")
+        cache.delete(_rendering(key))
 
 
 def _kept_as_streamed(chunks: Iterable[bytes], key: str, headers: list, rendering: bool) -> Iterator[bytes]:
@@ -187,10 +196,7 @@ def _kept_as_streamed(chunks: Iterable[bytes], key: str, headers: list, renderin
                     packed = None
             yield chunk
         if packed is not None:
-            packed.append(packer.flush())
-            content = b"".join(packed)
-            if len(content) <= MAX_BYTES:
-                cache.set(key, (200, headers, content), TIMEOUT)
+            _keep(key, headers, b"".join([*packed, packer.flush()]))
     finally:
         _done(key, rendering)
 
