@@ -1,5 +1,6 @@
 """Tests: the local settings with fast password hashing, a cache of their own and plain static files;
 the database still comes from DATABASE_URL."""
+from .base import site_caches
 from .local import *  # noqa: F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -9,6 +10,5 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 # each test empties the cache: never a Redis that REDIS_URL may name for the developer's own site
-CACHES = {alias: {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": f"tests-{alias}"}
-          for alias in ("default", "limits")}
+CACHES = site_caches("")
 SILENCED_SYSTEM_CHECKS = ["axes.W001"]
