@@ -28,6 +28,7 @@ from ratings.models import (
     RatingListEntry,
     RatingSystem,
 )
+from ratingsite.formatting import fixed
 from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Race, Variant
 
 EVENT_PREFIX = "event:"
@@ -817,44 +818,46 @@ class Revisions:
     reasons: list[str]
 
 
+def _computed_now(publication: Publication, numbers: set[int] | None = None) -> dict[tuple, tuple]:
+    """The list of the publication's date as computed now (of those coaches, if given): by (coach
+    number, race slug, variant slug), its coach, race and variant names and value."""
+    entries = RatingListEntry.objects.filter(
+        system_id=publication.system_id, rating_list__system_id=publication.system_id, rating_list__date=publication.date,
+    )
+    if numbers is not None:
+        entries = entries.filter(coach__number__in=numbers)
+    return {
+        (number, race or "", variant): (name, race_name, variant_name, value)
+        for number, name, race, race_name, variant, variant_name, value in entries.values_list(
+            "coach__number", "coach__name", "race__slug", "race__name", "variant__slug", "variant__name", "value",
+        )
+    }
+
+
 def revised_values(publication: Publication, entries) -> dict[tuple, float | None]:
     """The value each of these published entries has on the list as computed now, by (coach number,
     race slug, variant slug); None: no longer on it."""
-    numbers = {e.coach_number for e in entries}
-    found = {
-        (number, race or "", variant): value
-        for number, race, variant, value in RatingListEntry.objects.filter(
-            system_id=publication.system_id, rating_list__system_id=publication.system_id, rating_list__date=publication.date,
-            coach__number__in=numbers,
-        ).values_list("coach__number", "race__slug", "variant__slug", "value")
-    }
-    return {(e.coach_number, e.race_slug, e.variant_slug): found.get((e.coach_number, e.race_slug, e.variant_slug)) for e in entries}
+    now = _computed_now(publication, {e.coach_number for e in entries})
+    keys = [(e.coach_number, e.race_slug, e.variant_slug) for e in entries]
+    return {key: now[key][3] if key in now else None for key in keys}
 
 
 def publication_revisions(publication: Publication, *, places: int, limit: int = 50) -> Revisions:
     """Where the list as computed now (RatingListEntry) differs from the list as published, at the
     precision the list shows (`places`), the largest differences first; and the changes to the record
     reported since its publication that reach back before its date."""
-    def key_of(number, race, variant):
-        return number, race or "", variant
-
     published = {
-        key_of(number, race, variant): (name, race_name, variant_name, value)
+        (number, race, variant): (name, race_name, variant_name, value)
         for number, name, race, race_name, variant, variant_name, value in PublishedEntry.objects.filter(publication=publication)
         .values_list("coach_number", "coach_name", "race_slug", "race_name", "variant_slug", "variant_name", "value")
     }
-    computed = {
-        key_of(number, race, variant): (name, race_name, variant_name, value)
-        for number, name, race, race_name, variant, variant_name, value in RatingListEntry.objects.filter(
-            system_id=publication.system_id, rating_list__system_id=publication.system_id, rating_list__date=publication.date,
-        ).values_list("coach__number", "coach__name", "race__slug", "race__name", "variant__slug", "variant__name", "value")
-    }
+    computed = _computed_now(publication)
     rows = []
     for key in published.keys() | computed.keys():
         was, now = published.get(key), computed.get(key)
         before, after = (was[3] if was else None), (now[3] if now else None)
-        if before is not None and after is not None and round(before, places) == round(after, places):
-            continue
+        if before is not None and after is not None and fixed(before, places) == fixed(after, places):
+            continue  # the same as the list shows it (the site's one rounding)
         name, race, variant, _ = was or now
         rows.append(Revision(key[0], name, race or "", variant, before, after))
     rows.sort(key=lambda r: (-abs((r.revised or 0) - (r.published or 0)), r.coach_number, r.race, r.variant))
