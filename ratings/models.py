@@ -5,6 +5,7 @@ Every figure a page shows about a rating is read from these tables; nothing is r
 from __future__ import annotations
 
 import hashlib
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.core.cache import cache
@@ -306,13 +307,6 @@ class Publication(models.Model):
         return f"{self.system.name} list of {self.date:%Y-%m-%d}{edition}, published {self.published_at:%Y-%m-%d %H:%M}"
 
 
-class _Snapshot:
-    """A coach, race or variant as it was named when the list was published."""
-
-    def __init__(self, **fields):
-        self.__dict__.update(fields)
-
-
 class PublishedEntry(models.Model):
     """One key of a published list, as published: the coach, race and variant by their number, slug
     and name of the day, so that a later merge or renaming leaves the record as it was."""
@@ -348,22 +342,22 @@ class PublishedEntry(models.Model):
     def __str__(self):
         return f"{self.coach_name} ({self.race_name or 'all races'}, {self.variant_name}): {self.value}"
 
-    # what the ranking tables read of a list entry, from the names of the day
+    # what the ranking tables read of a list entry (coach, race, variant), from the names of the day
     @property
-    def coach(self) -> _Snapshot:
-        return _Snapshot(number=self.coach_number, name=self.coach_name, nationality=self.nationality)
+    def coach(self) -> SimpleNamespace:
+        return SimpleNamespace(number=self.coach_number, name=self.coach_name, nationality=self.nationality)
 
     @property
-    def race(self) -> _Snapshot | None:
-        return _Snapshot(slug=self.race_slug, name=self.race_name) if self.race_slug else None
+    def race(self) -> SimpleNamespace | None:
+        return SimpleNamespace(slug=self.race_slug, name=self.race_name) if self.race_slug else None
 
     @property
     def race_id(self) -> str | None:
         return self.race_slug or None
 
     @property
-    def variant(self) -> _Snapshot:
-        return _Snapshot(slug=self.variant_slug, name=self.variant_name)
+    def variant(self) -> SimpleNamespace:
+        return SimpleNamespace(slug=self.variant_slug, name=self.variant_name)
 
     @property
     def is_active(self) -> bool:

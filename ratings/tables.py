@@ -299,7 +299,7 @@ class PublishedRankingTable(ListRankingTable):
     def __init__(self, *args, publication, **kwargs):
         super().__init__(*args, **kwargs)
         self.publication = publication
-        self.revisions: dict = {}  # key -> value now, for the page's entries whose value differs
+        self.revisions: dict = {}  # the page's keys -> their value as computed now (None: no longer on the list)
         self.columns.hide("revised")
 
     def page_records(self) -> list:
