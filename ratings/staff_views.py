@@ -134,7 +134,7 @@ def run_cancel(request, pk: int):
 @require_POST
 def list_republish(request, system: str, month: tuple[int, int]):
     """Publish a monthly list again, as computed now, with the reason: a new edition; the earlier stay readable."""
-    rating_system = RatingSystem.objects.filter(slug=system, active=True).first()
+    rating_system = selectors.public_system_get(system)
     if rating_system is None:
         raise Http404(f"There is no rating system “{system}”.")
     try:

@@ -47,7 +47,7 @@ EXPORT_FORMATS = {"csv"}
 
 def _system(slug: str, systems: list[RatingSystem] | None = None) -> RatingSystem:
     """The active system of that slug, found among `systems` (selectors.public_systems(), read here if not given)."""
-    found = next((s for s in (selectors.public_systems() if systems is None else systems) if s.slug == slug), None)
+    found = selectors.public_system_get(slug, systems)
     if found is None:
         raise Http404(f"There is no rating system “{slug}”.")
     return found

@@ -42,6 +42,11 @@ def public_systems() -> list[RatingSystem]:
     return list(RatingSystem.objects.filter(active=True).order_by("display_order", "name"))
 
 
+def public_system_get(slug: str, systems: list[RatingSystem] | None = None) -> RatingSystem | None:
+    """The active system of that slug, found among `systems` (public_systems(), read here if not given)."""
+    return next((s for s in (public_systems() if systems is None else systems) if s.slug == slug), None)
+
+
 def inactive_rule(system: RatingSystem, config=None) -> str:
     """One sentence: when an entry of this system shows "-" instead of a rank."""
     if system.method == Method.GLICKO:
