@@ -112,12 +112,13 @@ def _ensure_plausible_dates(event: Event) -> None:
         ("starts", event.start_date), ("ends", event.end_date), ("has a round", rounds["first"]), ("has a round", rounds["last"]),
         ("has a game", games["first"] and games["first"].date()), ("has a game", games["last"] and games["last"].date()),
     ]
-    first, last = FIRST_PLAY_DATE, last_play_date(timezone.localdate())
-    problems = [f"The event {what} on {day.isoformat()}" for what, day in days if day and not first <= day <= last]
+    today = timezone.localdate()
+    problems = [f"The event {what} on {day.isoformat()}" for what, day in days if day and play_date_error(day, today=today)]
     if problems:
         raise ValidationError([
             *dict.fromkeys(problems),
-            f"Dates of play run from {first.isoformat()} to {last.isoformat()}: correct the event's dates first.",
+            f"Dates of play run from {FIRST_PLAY_DATE.isoformat()} to {last_play_date(today).isoformat()}: "
+            "correct the event's dates first.",
         ])
 
 

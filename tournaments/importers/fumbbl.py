@@ -32,7 +32,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.services import game_sides_for
-from tournaments.uploads import FIRST_PLAY_DATE, last_play_date
+from tournaments.uploads import FIRST_PLAY_DATE, last_play_date, play_date_error
 
 ID_COLUMNS = (
     "match_id", "replay_id", "tournament_id", "team1_id", "team2_id",
@@ -213,9 +213,9 @@ def _parsed(value: str, column: str, problems: list[str], pattern, parse, form: 
 def _date(value: str, column: str, problems: list[str], today: dt.date) -> dt.date | None:
     """The date, when it is one and lies within the record's dates of play (uploads.play_date_error)."""
     day = _parsed(value, column, problems, _DATE, dt.date.fromisoformat, "date YYYY-MM-DD")
-    last = last_play_date(today)
-    if day is not None and not FIRST_PLAY_DATE <= day <= last:
-        problems.append(f"{column} {value!r} is outside the dates of play ({FIRST_PLAY_DATE.isoformat()} to {last.isoformat()})")
+    if day is not None and play_date_error(day, today=today):
+        problems.append(f"{column} {value!r} is outside the dates of play "
+                        f"({FIRST_PLAY_DATE.isoformat()} to {last_play_date(today).isoformat()})")
         return None
     return day
 
