@@ -53,16 +53,20 @@ def every_publication() -> dict:
             for p in Publication.objects.select_related("system")}
 
 
+def report_late(league, django_capture_on_commit_callbacks, *, execute: bool = False) -> None:
+    """A backdated event: Anna beat Bert 3-0 in May, sanctioned now (its runs carried out at commit
+    with `execute`), and every system recomputed from then as of the league's day."""
+    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
+    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
+    with django_capture_on_commit_callbacks(execute=execute):
+        record.event_sanction(event=late, actor=None)
+    recalculate_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+
+
 def assert_kept(before: dict) -> None:
     """Every publication of `before` is still there, exactly as it was (later lists may have been added)."""
     now = every_publication()
     assert {key: now.get(key) for key in before} == before
-
-
-def run_all(trigger=Trigger.MANUAL, today=TODAY, since=None):
-    for system in RatingSystem.objects.filter(active=True):
-        run = services.recalculation_request(system=system, trigger=trigger, since=since, enqueue=False)
-        services.recalculation_execute(run_id=run.pk, today=today)
 
 
 def test_every_list_a_run_makes_up_to_its_day_is_published_as_it_was_computed(league):
@@ -80,7 +84,7 @@ def test_every_list_a_run_makes_up_to_its_day_is_published_as_it_was_computed(le
 
 def test_a_later_run_publishes_only_the_new_list_and_leaves_the_others(league):
     before = every_publication()
-    run_all(today=dt.date(2024, 10, 3))  # the list of 1 October is made, and published
+    recalculate_all(today=dt.date(2024, 10, 3))  # the list of 1 October is made, and published
     after = every_publication()
     assert {key: after[key] for key in before} == before
     assert {day for _, day in set(after) - set(before)} == {dt.date(2024, 10, 1)}
@@ -89,18 +93,13 @@ def test_a_later_run_publishes_only_the_new_list_and_leaves_the_others(league):
 def test_a_backdated_sanction_a_correction_and_a_merge_leave_every_published_list_as_it_was(league, django_capture_on_commit_callbacks):
     before = every_publication()
     july = computed("elo", dt.date(2024, 7, 1))
-    # a backdated event: Anna and Bert played in May; it reaches the live ratings
-    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
-    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
-    with django_capture_on_commit_callbacks(execute=True):
-        record.event_sanction(event=late, actor=None)
-    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    report_late(league, django_capture_on_commit_callbacks, execute=True)  # its own runs too, as of the clock's day
     assert computed("elo", dt.date(2024, 7, 1)) != july  # the live list of July changed...
     assert_kept(before)  # ...the published one did not
     game = league["dutch"].games.order_by("id").first()
     with django_capture_on_commit_callbacks(execute=True):
         record.game_correct(game=game, actor=None, home_touchdowns=0, away_touchdowns=3)
-    run_all(trigger=Trigger.CORRECTED, since=dt.date(2024, 3, 2))
+    recalculate_all(trigger=Trigger.CORRECTED, since=dt.date(2024, 3, 2))
     assert_kept(before)
 
 
@@ -109,12 +108,12 @@ def test_a_merge_leaves_the_duplicates_published_entries_under_his_number_and_na
     second = EventFactory(name="Second Cup", start_date=dt.date(2024, 9, 21))
     play(RoundFactory(event=second, number=1), duplicate, league["cees"], (1, 0), home_race="human", away_race="human")
     october = dt.date(2024, 10, 3)
-    run_all(today=october)  # the list of 1 October holds the duplicate, and is published
+    recalculate_all(today=october)  # the list of 1 October holds the duplicate, and is published
     before = every_publication()
     assert any(entry[:2] == (190, "Anna J.") for entry in before[("elo", dt.date(2024, 10, 1))][1])
     with django_capture_on_commit_callbacks(execute=False):
         record.coach_merge(keep=league["anna"], duplicate=duplicate, actor=None)
-    run_all(trigger=Trigger.MERGE, since=dt.date(2024, 9, 21), today=october)
+    recalculate_all(trigger=Trigger.MERGE, since=dt.date(2024, 9, 21), today=october)
     assert every_publication() == before
     assert not any(e.coach.number == 190 for e in RatingListEntry.objects.filter(rating_list__date=dt.date(2024, 10, 1)))
 
@@ -168,11 +167,7 @@ def test_export_ratings_published_gives_the_list_as_published_and_as_of_the_list
     as_published = export("--published", "--system", "elo", "--as-of", "2024-08-15")  # the list in force then: 1 August
     assert as_published[0] == ["coach_number", "coach", "race", "variant", "rating", "mu", "phi", "sigma", "rank", "games"]
     assert ranked(as_published) == ranked(export("--system", "elo", "--as-of", "2024-08-01"))  # nothing reported late yet
-    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
-    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
-    with django_capture_on_commit_callbacks(execute=False):
-        record.event_sanction(event=late, actor=None)
-    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    report_late(league, django_capture_on_commit_callbacks)
     assert export("--published", "--system", "elo", "--as-of", "2024-08-15") == as_published  # kept
     revised = export("--system", "elo", "--as-of", "2024-08-01")
     assert ranked(revised) != ranked(as_published)
@@ -187,11 +182,7 @@ def test_export_ratings_published_says_when_nothing_was_published(league):
 
 def test_a_list_page_shows_the_revised_figures_beside_the_published_ones_and_why(client, league, django_capture_on_commit_callbacks):
     assert "Revised since publication" not in client.get("/lists/elo/2024-07/").content.decode()
-    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
-    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
-    with django_capture_on_commit_callbacks(execute=False):
-        record.event_sanction(event=late, actor=None)
-    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    report_late(league, django_capture_on_commit_callbacks)
     page = client.get("/lists/elo/2024-07/")
     text = page.content.decode()
     assert "Revised since publication" in text
@@ -255,7 +246,7 @@ def test_a_parameter_change_recomputes_the_live_ratings_and_leaves_the_published
     elo = RatingSystem.objects.get(slug="elo")
     with django_capture_on_commit_callbacks(execute=False):
         services.rating_system_update(system=elo, actor=staff("sam"), parameters={**elo.parameters, "start_rating": 200.0})
-    run_all(trigger=Trigger.PARAMETERS)
+    recalculate_all(trigger=Trigger.PARAMETERS)
     assert_kept(before)
     assert computed("elo", dt.date(2024, 7, 1)) != published("elo", dt.date(2024, 7, 1))
     text = client.get("/lists/elo/2024-07/").content.decode()
@@ -264,11 +255,7 @@ def test_a_parameter_change_recomputes_the_live_ratings_and_leaves_the_published
 
 def test_the_month_ranking_shows_a_revised_column_only_where_the_live_figures_differ(client, league, django_capture_on_commit_callbacks):
     assert "Revised" not in table(client.get("/rankings/elo/2024-07/"), "ranking")["header"]
-    late = EventFactory(name="Late Cup", start_date=dt.date(2024, 5, 18), status=EventStatus.SUBMITTED)
-    play(RoundFactory(event=late, number=1), league["anna"], league["bert"], (3, 0), home_race="human", away_race="orc")
-    with django_capture_on_commit_callbacks(execute=False):
-        record.event_sanction(event=late, actor=None)
-    run_all(trigger=Trigger.BACKDATED, since=dt.date(2024, 5, 18))
+    report_late(league, django_capture_on_commit_callbacks)
     found = table(client.get("/rankings/elo/2024-07/"), "ranking")
     header = found["header"]
     rows = {(cells[header.index("Number")], cells[header.index("Race")]): cells for _, cells in found["rows"]}
@@ -293,12 +280,12 @@ def test_the_demo_reports_one_event_late_and_its_lists_show_the_revision_and_why
     [source] = [e.source for e in generate_federation(seed=1, coaches=120, events=30).events if e.reported_late]
     late = Event.objects.get(source=source, status=EventStatus.SUBMITTED)
     after_demo = dt.date(2026, 1, 15)  # the demo ends on 2025-12-31
-    run_all(today=after_demo)
+    recalculate_all(today=after_demo)
     out = io.StringIO()
     call_command("seed_demo", *size, "--report-late", stdout=out)
     assert f"sanctioned, reported late: {late.name}" in out.getvalue()
     assert Event.objects.get(pk=late.pk).status == EventStatus.SANCTIONED
-    run_all(today=after_demo)
+    recalculate_all(today=after_demo)
     month = (late.end_date.replace(day=28) + dt.timedelta(days=4)).replace(day=1)  # the first list after it
     page = client.get(f"/lists/elo/{month:%Y-%m}/").content.decode()
     assert "Revised since publication" in page and f"{late.name}: reported {timezone.localdate():%Y-%m-%d}, after this list" in page

@@ -6,8 +6,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
-from tests.tournaments.test_import_fumbbl import import_matches
 from tournaments import services
+from tournaments.importers.fumbbl import import_matches
 from tournaments.models import Event, EventStatus, Game
 
 pytestmark = pytest.mark.django_db

@@ -18,9 +18,9 @@ from tournaments.models import Award, EventStatus, GameKind
 TODAY = dt.date(2024, 9, 15)
 
 
-def recalculate_all(today=TODAY):
+def recalculate_all(today=TODAY, *, trigger=Trigger.MANUAL, since=None):
     for system in RatingSystem.objects.filter(active=True):
-        run = services.recalculation_request(system=system, trigger=Trigger.MANUAL, enqueue=False)
+        run = services.recalculation_request(system=system, trigger=trigger, since=since, enqueue=False)
         services.recalculation_execute(run_id=run.pk, today=today)
 
 

@@ -14,13 +14,6 @@ from tournaments.permissions import ROLE_PERMISSIONS
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    caches["limits"].clear()  # where the login and reset limits count
-    yield
-    caches["limits"].clear()
-
-
 def codenames(group: str) -> set[str]:
     return {f"{p.content_type.app_label}.{p.codename}" for p in Group.objects.get(name=group).permissions.select_related("content_type")}
 
