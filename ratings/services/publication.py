@@ -32,7 +32,7 @@ def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publicati
                     ranked=rating_list.ranked, starters=rating_list.starters, complete=rating_list.complete)
         for rating_list in due
     ])
-    if connection.vendor == "sqlite":  # bulk_create gives SQLite's ids back only on recent versions
+    if not connection.features.can_return_rows_from_bulk_insert:  # SQLite before 3.35 gives no ids back
         publications = list(Publication.objects.filter(system=system, date__in=[r.date for r in due], edition=1).order_by("date"))
     for rating_list, publication in zip(due, publications):
         _copy_entries(system.pk, rating_list.pk, publication.pk)
