@@ -177,7 +177,7 @@ def event_upload(request, pk: int):
         file = form.cleaned_data["file"]
         data = file.read()
         staged = services.results_upload_stage(event=event, actor=request.user, name=file.name, data=data)
-        request.session[key] = {"digest": staged.digest, "name": staged.name}
+        request.session[key] = {"digest": staged.digest}  # the name is the staged upload's
         return _upload_page(request, event, upload=_parse(event, data), staged=staged)
     staged = _staged(request, event)
     if staged is None:
