@@ -512,6 +512,31 @@ def replayable(games: list[GameRecord], config, *, start: dt.date | None, until:
     return games, first
 
 
+def forwarded(
+    games: list[GameRecord], late_month: Callable[[GameRecord], int | None], *, start: dt.date | None, until: dt.date,
+) -> tuple[list[GameRecord], dict[dt.date, list[GameRecord]]]:
+    """(the games rated in the list after their month of play, {month start: the games reported late
+    that the list after that month rates}), each in rating order.
+
+    A replay from a checkpoint (`start`) is given, besides the games played since, those played
+    before it that were reported since: the late ones among them go forward; the others were rated
+    before the checkpoint. A late game whose month is after `until` is not reported yet as of then.
+    """
+    on_time: list[GameRecord] = []
+    late: dict[dt.date, list[GameRecord]] = {}
+    begin = dt.datetime.combine(start, dt.time()) if start is not None else None
+    first = -1 if start is None else start.year * 12 + start.month - 1
+    last = until.year * 12 + until.month - 1
+    for g in games:
+        month = late_month(g) if g.reported_on is not None else None
+        if month is None:
+            if begin is None or g.played_at >= begin:
+                on_time.append(g)
+        elif first <= month <= last:
+            late.setdefault(dt.date(month // 12, month % 12 + 1, 1), []).append(g)
+    return on_time, late
+
+
 def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:
     """Month starts after `first` up to and including `until` (list dates)."""
     out = []
@@ -547,6 +572,10 @@ def replay(
         return
     dates = boundaries(first, until) if first is not None else []
     first = first or games[0].played_at.date()
+    late: dict[dt.date, list[GameRecord]] = {}
+    late_month = getattr(module, "late_month", None)  # KNSB: a result reported late goes into a later list
+    if late_month is not None:
+        games, late = forwarded(games, late_month, start=start, until=until)
     times = [g.played_at for g in games]
     board = ledger.board
     current_ratings = getattr(module, "current_ratings", None)  # engines rating after every game
@@ -555,7 +584,11 @@ def replay(
     for index, end in enumerate([*dates, until]):
         is_list = index < len(dates)
         hi = bisect_left(times, dt.datetime.combine(end, dt.time()), lo) if is_list else len(games)
+        chunk_start = dates[index - 1] if index else month_start(first)
         chunk_games = games[lo:hi]
+        forward = [day for day in late if not is_list or day < end]
+        if forward:  # ahead of the month's own games: the run takes them as late, with their own list's ratings
+            chunk_games = [g for day in sorted(forward) for g in late.pop(day)] + chunk_games
         # The ledger owns its engine state, so the engine may update it without a copy per month.
         result = module.run_history(chunk_games, config, ledger.engine_state, in_place=True)
         closed = module.close_periods(result.state, config, end, in_place=True)
@@ -570,7 +603,7 @@ def replay(
             emit=("complete" if whole else "movements") if is_list else "every", reference=previous_month(until),
         )
         yield Chunk(
-            start=dates[index - 1] if index else month_start(first), end=end, rows=rows, summaries=summaries,
+            start=chunk_start, end=end, rows=rows, summaries=summaries,
             entries=entries, games=len(chunk_games), is_list=is_list, complete=whole, **counts,
         )
         if progress:

@@ -75,6 +75,7 @@ class GameRecord:
     kind: str = PLAYED
     conceded_by: str | None = None  # HOME, AWAY or None
     event_end: date | None = None
+    reported_on: date | None = None  # when the result entered the record (KNSB: a late one goes forward)
 
     @property
     def away_score(self) -> float:

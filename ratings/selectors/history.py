@@ -33,7 +33,7 @@ from tournaments.models import Coach, EventStatus, Race, Variant
 # Python from dictionaries (a join per row and a text slug per row cost more than the rest).
 _GAME_SQL = """
 SELECT g.id, {played_at}, g.event_id, g.home_coach_id, g.home_race_id, g.away_coach_id, g.away_race_id,
-       g.home_touchdowns, g.away_touchdowns, g.kind, g.conceded_by
+       g.home_touchdowns, g.away_touchdowns, g.kind, g.conceded_by, g.reported_on
 FROM tournaments_game g
 WHERE g.event_id IN (SELECT e.id FROM tournaments_event e WHERE e.status <> %s) {where}
 ORDER BY g.played_at, g.id
@@ -65,24 +65,30 @@ def _as_date(value) -> dt.date:
     return dt.date.fromisoformat(value) if isinstance(value, str) else value
 
 
-def _window(since: dt.datetime | None, until: dt.datetime | None) -> tuple[str, list]:
+def _window(since: dt.datetime | None, until: dt.datetime | None, reported_since: dt.date | None = None) -> tuple[str, list]:
     where, params = "", [EventStatus.DRAFT]
     if since is not None:
-        where += " AND g.played_at >= %s"
+        where += " AND (g.played_at >= %s" + (" OR g.reported_on >= %s)" if reported_since else ")")
         params.append(since.replace(tzinfo=dt.UTC) if since.tzinfo is None else since)
+        if reported_since:
+            params.append(reported_since)
     if until is not None:
         where += " AND g.played_at < %s"
         params.append(until.replace(tzinfo=dt.UTC) if until.tzinfo is None else until)
     return where, params
 
 
-def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None = None) -> list[GameRecord]:
-    """Every recorded game outside draft events in [since, until), in rating order (time of play, id).
+def game_records(
+    *, since: dt.datetime | None = None, until: dt.datetime | None = None, reported_since: dt.date | None = None,
+) -> list[GameRecord]:
+    """Every recorded game outside draft events in [since, until), in rating order (time of play, id),
+    and with `reported_since` also those played before `since` reported on or after that day (a
+    KNSB replay from a checkpoint takes the late ones forward).
 
     Unsanctioned games are included: they keep a footnoted row in every breakdown.
     Coaches are identified by their database id, races and variants by slug.
     """
-    where, params = _window(since, until)
+    where, params = _window(since, until, reported_since)
     whole = since is None and until is None
     # PostgreSQL hands back naive UTC itself (its C loader), which is most of reading a long history.
     played_at = "g.played_at AT TIME ZONE 'UTC'" if connection.vendor == "postgresql" else "g.played_at"
@@ -113,7 +119,7 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
     with connection.chunked_cursor() as cursor:
         cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
         while rows := cursor.fetchmany(20_000):
-            for game_id, at, event_id, home, home_race, away, away_race, home_td, away_td, kind, conceded_by in rows:
+            for game_id, at, event_id, home, home_race, away, away_race, home_td, away_td, kind, conceded_by, reported in rows:
                 variant, major, is_sanctioned, event_end = events[event_id]
                 home_slug, home_ranked = races[home_race]
                 away_slug, away_ranked = races[away_race]
@@ -123,7 +129,7 @@ def game_records(*, since: dt.datetime | None = None, until: dt.datetime | None 
                     home_slug, share(away, away), away_slug,
                     1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5,
                     coaches_in_event.get(event_id, 0), major, is_sanctioned, home_ranked, away_ranked,
-                    share(kind, kind), conceded_by, event_end,
+                    share(kind, kind), conceded_by, event_end, reported if reported is None else share(reported, _as_date(reported)),
                 ))
     if whole:  # every game of every event is here: count each event's coaches from them
         seen: dict = {}
@@ -178,14 +184,26 @@ class GameHistory:
     start: dt.date | None
     games: list[GameRecord]
     read_at: dt.datetime
+    reported: bool = False  # also holds the games played before `start` reported since
 
-    def since(self, start: dt.date | None) -> list[GameRecord] | None:
-        """The games played from `start` on; None when this history does not reach back so far."""
+    def since(self, start: dt.date | None, *, reported: bool = False) -> list[GameRecord] | None:
+        """The games played from `start` on, and if `reported` those played before it reported
+        since (game_records' reported_since); None when this history does not reach back so far."""
         if self.start is not None and (start is None or start < self.start):
             return None
         if start is None:
             return self.games
-        return self.games[bisect_left(self.games, dt.datetime.combine(start, dt.time()), key=attrgetter("played_at")):]
+        if reported and not self.reported:
+            return None
+        cut = bisect_left(self.games, dt.datetime.combine(start, dt.time()), key=attrgetter("played_at"))
+        before = [g for g in self.games[:cut] if g.reported_on is not None and g.reported_on >= start] if reported else []
+        return before + self.games[cut:]
+
+
+def reads_reported(system) -> bool:
+    """Whether a run of `system` from a checkpoint also replays games played before it and reported since."""
+    module, _ = engine_for(system)
+    return hasattr(module, "late_month")
 
 
 def game_history(systems, since: dt.date | None) -> GameHistory:
@@ -193,9 +211,12 @@ def game_history(systems, since: dt.date | None) -> GameHistory:
     read_at = timezone.now()  # before reading: a run that finishes after this may have seen newer games
     starts = [resume_date(system, since) for system in systems]
     start = None if None in starts or not starts else min(starts)
+    reported = any(reads_reported(system) for system in systems)
     with paused_gc():  # a million records, none in a cycle: the collector's passes over them cost a third of reading
-        games = game_records(since=dt.datetime.combine(start, dt.time()) if start else None)
-    return GameHistory(start=start, games=games, read_at=read_at)
+        games = game_records(
+            since=dt.datetime.combine(start, dt.time()) if start else None, reported_since=start if reported else None,
+        )
+    return GameHistory(start=start, games=games, read_at=read_at, reported=reported)
 
 
 def replay_as_of(system, on: dt.date):
@@ -204,7 +225,8 @@ def replay_as_of(system, on: dt.date):
     module, config = engine_for(system)
     ledger, start = resume_point(system, on)
     games = game_records(
-        since=dt.datetime.combine(start, dt.time()) if start else None, until=dt.datetime.combine(on, dt.time())
+        since=dt.datetime.combine(start, dt.time()) if start else None, until=dt.datetime.combine(on, dt.time()),
+        reported_since=start if start and hasattr(module, "late_month") else None,
     )
     entries = []
     for chunk in replay(

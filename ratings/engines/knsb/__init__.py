@@ -2,7 +2,9 @@
 
 Lists are dated the 1st of each month; the list dated the 1st of month m rates the games played in
 month m − 1. A game takes R0 and Rc from the list in force on its date of play (the latest list
-dated on or before it, its "Lijstdatum").
+dated on or before it, its "Lijstdatum"). A result reported late (late_month) goes into the list
+after the month it was reported in, still with the ratings of its own Lijstdatum: a replay gives
+those games to the run of that month, ahead of the month's own.
 
     calculator   the formulas for one game and one player's period (the reference)
     normal       Φ over arrays and the LPR equation for many players at once
@@ -38,6 +40,7 @@ from .calculator import (
     StartRating,
     expected_score,
     k_factor,
+    late_month,
     performance_rating,
     rate_period,
     start_rating,
@@ -50,5 +53,5 @@ from .state import _Period as _Period  # checkpoints pickled before the split na
 __all__ = [
     "LIMIT_LPR", "LIMIT_NONE", "LIMIT_RL", "SIGMA", "DepotGame", "KnsbConfig", "KnsbResult", "KnsbState",
     "PeriodGame", "PeriodResult", "PeriodRow", "StartRating", "close_periods", "expected_score", "k_factor",
-    "performance_rating", "rate_period", "run_history", "start_rating",
+    "late_month", "performance_rating", "rate_period", "run_history", "start_rating",
 ]

@@ -43,6 +43,23 @@ def date_of_list(month: int) -> date:
     return date(month // 12, month % 12 + 1, 1)
 
 
+def late_month(game) -> int | None:
+    """The month whose list processes `game` when its result came late, else None (it goes in the
+    list after the month it was played in).
+
+    Late: reported after its event's end and on or after the 1st of the month after its play,
+    when the list that would have rated it was out. It then goes into the list after the month it
+    was reported in. A game reported by its event's end is on time, however long the event ran:
+    history loaded in bulk counts as reported at its event's end.
+    """
+    reported = game.reported_on
+    if reported is None or (game.event_end is not None and reported <= game.event_end):
+        return None
+    at = game.played_at
+    month = reported.year * 12 + reported.month - 1
+    return month if month > at.year * 12 + at.month - 1 else None
+
+
 # --- one game -----------------------------------------------------------------------------------
 
 

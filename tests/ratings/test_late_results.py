@@ -1,0 +1,164 @@
+"""KNSB: a result reported after the list that would have rated it was out goes into the next list,
+with the ratings of the list in force when it was played (spec section 4), and the Rl-limitering
+occurs as the spec's check says; a recalculation from scratch gives the lists the incremental runs
+gave, because the reported dates decide where each game goes."""
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from ratings import services
+from ratings.models import (
+    CalculationRow,
+    PeriodSummary,
+    Publication,
+    PublishedEntry,
+    RatingListEntry,
+    RatingSystem,
+    RecalculationRun,
+    Trigger,
+)
+from ratings.verification import verify_system
+from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tournaments import services as record
+from tournaments.models import EventStatus, Game
+
+pytestmark = pytest.mark.django_db
+
+JANUARY, LATE_GAME, FEBRUARY = dt.date(2024, 1, 13), dt.date(2024, 1, 20), dt.date(2024, 2, 17)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Sets the day the services take as today (the day a sanction reports its games on)."""
+    return lambda day: monkeypatch.setattr(timezone, "localdate", lambda *args, **kwargs: day)
+
+
+def run(since=None, *, today, trigger=Trigger.MANUAL):
+    system = RatingSystem.objects.get(slug="knsb")
+    queued = services.recalculation_request(system=system, trigger=trigger, since=since, enqueue=False)
+    return services.recalculation_execute(run_id=queued.pk, today=today)
+
+
+def sanctioned_event(name, day, pairs, *, clock, reported, django_capture_on_commit_callbacks):
+    """An event of one game per round (home, away, score), sanctioned on `reported`; its runs are left queued."""
+    event = EventFactory(name=name, start_date=day, end_date=day, status=EventStatus.SUBMITTED)
+    for number, (home, away, score) in enumerate(pairs, start=1):
+        play(RoundFactory(event=event, number=number, date=day), home, away, score, home_race="human", away_race="orc")
+    clock(reported)
+    with django_capture_on_commit_callbacks(execute=False):
+        record.event_sanction(event=event, actor=None)
+    return event
+
+
+@pytest.fixture
+def coaches():
+    """Anna 1650, Bert 1800, Cees and Dirk 1750 on the imported list, all on 100 games (k 25)."""
+    anna, bert, cees, dirk = CoachFactory.create_batch(4)
+    knsb = RatingSystem.objects.get(slug="knsb")
+    knsb.parameters = {**knsb.parameters, "initial_list": [
+        [anna.number, 1650, 100], [bert.number, 1800, 100], [cees.number, 1750, 100], [dirk.number, 1750, 100],
+    ]}
+    knsb.save()
+    return anna, bert, cees, dirk
+
+
+def rows_of(coach, period):
+    return list(CalculationRow.objects.filter(system__slug="knsb", coach=coach, period=period).order_by("played_at"))
+
+
+def summary(coach, period):
+    return PeriodSummary.objects.get(system__slug="knsb", coach=coach, period=period)
+
+
+def published_entries(publication):
+    return sorted(PublishedEntry.objects.filter(publication=publication).values_list("coach_number", "value", "nv", "rank", "games"))
+
+
+def stored():
+    """Every KNSB row, summary and list entry."""
+    return (
+        sorted(CalculationRow.objects.filter(system__slug="knsb").values_list(
+            "game_id", "side", "period", "r0", "rc", "we", "k", "rt", "wx", "counted", "reason", "list_date", "depot_date")),
+        sorted(PeriodSummary.objects.filter(system__slug="knsb").values_list(
+            "coach_id", "period", "rl", "rn", "nt", "games_played", "wt", "wet", "rtt", "lpr", "limitation", "nv")),
+        sorted(RatingListEntry.objects.filter(system__slug="knsb").values_list(
+            "rating_list__date", "coach_id", "value", "nv", "rank", "change", "games_counted", "games_played")),
+    )
+
+
+def run_every_system(since, *, today, trigger):
+    """One run per active system, carried out together: the games are read once for all of them."""
+    runs = [services.recalculation_request(system=system, trigger=trigger, since=since, enqueue=False)
+            for system in RatingSystem.objects.filter(active=True)]
+    services.recalculation_execute_many([r.pk for r in runs], today=today)
+
+
+@pytest.fixture(params=["knsb alone", "every system at once"])
+def history(request, coaches, clock, django_capture_on_commit_callbacks):
+    """Anna draws Bert thirty times in January and reaches 1800 (the list of 1 February, out on
+    5 February, limits her to her LPR); a January draw with Cees is sanctioned on 10 February, after
+    that list; she draws Dirk in February, on time. Each step runs as the site would: the last from
+    the checkpoint of 1 February, for KNSB alone or with the other systems (the games read once)."""
+    anna, bert, cees, dirk = coaches
+    sanctioned_event("Marathon", JANUARY, [(anna, bert, (1, 1))] * 30, clock=clock, reported=JANUARY,
+                     django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    run(today=dt.date(2024, 2, 5))
+    sanctioned_event("Late Cup", LATE_GAME, [(anna, cees, (0, 0))], clock=clock, reported=dt.date(2024, 2, 10),
+                     django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    run(LATE_GAME, today=dt.date(2024, 2, 10), trigger=Trigger.BACKDATED)
+    sanctioned_event("February Cup", FEBRUARY, [(anna, dirk, (2, 2))], clock=clock, reported=dt.date(2024, 2, 18),
+                     django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    last_run = run if request.param == "knsb alone" else run_every_system
+    last_run(FEBRUARY, today=dt.date(2024, 3, 5), trigger=Trigger.SANCTIONED)
+    return coaches
+
+
+def test_the_list_after_the_late_report_rates_it_with_the_older_lists_r0_and_limits_to_rl(history):
+    anna, _, cees, dirk = history
+    assert summary(anna, "2024-02-01").rn == 1800  # thirty draws against 1800: LPR 1800
+    late, on_time = rows_of(anna, "2024-03-01")
+    assert (late.opponent_id, late.played_at.date(), late.list_date, late.r0, late.rc, late.k, late.counted) == (
+        cees.pk, LATE_GAME, dt.date(2024, 1, 1), 1650, 1750, 25, True)
+    assert (on_time.opponent_id, on_time.list_date, on_time.r0, on_time.rc, on_time.k) == (
+        dirk.pk, dt.date(2024, 2, 1), 1800, 1750, 25)
+    march = summary(anna, "2024-03-01")  # the spec's check: Rtt +1.6843, LPR 1750, Rn 1800 (Rl-limitering)
+    assert (march.rl, round(march.rtt, 4), march.lpr, march.rn, march.limitation, march.nt) == (1800, 1.6843, 1750, 1800, "rl", 2)
+    assert not CalculationRow.objects.filter(system__slug="knsb", game__event__name="Late Cup", period="2024-02-01").exists()
+
+
+def test_the_list_out_before_the_late_report_is_kept_as_computed_and_published(coaches, clock, django_capture_on_commit_callbacks):
+    anna, bert, cees, _ = coaches
+    sanctioned_event("Marathon", JANUARY, [(anna, bert, (1, 1))] * 30, clock=clock, reported=JANUARY,
+                     django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    run(today=dt.date(2024, 2, 5))
+    february = stored()
+    publication = Publication.objects.get(system__slug="knsb", date=dt.date(2024, 2, 1))
+    entries = published_entries(publication)
+    sanctioned_event("Late Cup", LATE_GAME, [(anna, cees, (0, 0))], clock=clock, reported=dt.date(2024, 2, 10),
+                     django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    run(LATE_GAME, today=dt.date(2024, 2, 10), trigger=Trigger.BACKDATED)
+    assert stored() == february  # no row yet: the game waits for the list of 1 March
+    assert published_entries(publication) == entries
+    assert Game.objects.get(event__name="Late Cup").reported_on == dt.date(2024, 2, 10)
+
+
+def test_a_recalculation_from_scratch_gives_the_lists_of_the_incremental_runs(history):
+    last = RecalculationRun.objects.filter(system__slug="knsb").latest("pk")
+    assert last.recomputed_from == dt.date(2024, 2, 1)  # it took the late game, played before, from the checkpoint on
+    incremental = stored()
+    assert verify_system(RatingSystem.objects.get(slug="knsb"), today=dt.date(2024, 3, 5)).count == 0
+    assert run(today=dt.date(2024, 3, 5)).recomputed_from is None
+    assert stored() == incremental
+
+
+def test_a_game_reported_by_its_events_end_is_on_time_however_long_the_event_ran(coaches, clock, django_capture_on_commit_callbacks):
+    """History loaded in bulk counts as reported at its event's end: its games go in the lists of their months."""
+    anna, bert, _, _ = coaches
+    event = EventFactory(name="Long League", start_date=JANUARY, end_date=FEBRUARY, status=EventStatus.SANCTIONED)
+    play(RoundFactory(event=event, number=1, date=JANUARY), anna, bert, (1, 0), home_race="human", away_race="orc")
+    play(RoundFactory(event=event, number=2, date=FEBRUARY), anna, bert, (0, 1), home_race="human", away_race="orc")
+    Game.objects.filter(event=event).update(reported_on=FEBRUARY)
+    run(today=dt.date(2024, 3, 5))
+    assert [r.period for r in CalculationRow.objects.filter(system__slug="knsb", coach=anna).order_by("played_at")] == [
+        "2024-02-01", "2024-03-01"]
