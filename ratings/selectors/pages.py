@@ -287,6 +287,7 @@ class BreakdownRow:
     w_minus_we: float | None = None
     kind: str = "counted"  # counted, excluded, depot
     rating_after: float | None = None  # NAF Elo: the CR after the game
+    late: int | None = None  # KNSB, a result reported late: the number of the footnote saying so
 
 
 @dataclass
@@ -361,7 +362,7 @@ def breakdown(
     knsb = system.method == Method.KNSB
     rows = CalculationRow.objects.filter(**key, period=chosen.label).select_related("opponent", "opponent_race")
     if knsb:  # a list period holds the games of several events, each with its own block
-        rows = rows.annotate(event_id=F("game__event_id"), event_name=F("game__event__name"))
+        rows = rows.annotate(event_id=F("game__event_id"), event_name=F("game__event__name"), reported_on=F("game__reported_on"))
     rows = list(rows.order_by("played_at", "game_id"))
     if rows:
         chosen.first, chosen.last = _day(rows[0].played_at), _day(rows[-1].played_at)
@@ -414,6 +415,7 @@ def _breakdown_rows(system: RatingSystem, rows: list[CalculationRow]) -> tuple[l
     """The rows as the page shows them (kind, W − We, the Elo CR after the game, footnote number),
     and the footnotes: one number per reason a game did not count, in order of first use."""
     elo = system.method == Method.NAF_ELO
+    knsb = system.method == Method.KNSB
     notes: dict[str, int] = {}
     items = []
     for row in rows:
@@ -428,9 +430,25 @@ def _breakdown_rows(system: RatingSystem, rows: list[CalculationRow]) -> tuple[l
             item.kind = "excluded"
         if row.reason:
             item.footnote = notes.setdefault(row.reason, len(notes) + 1)
+        if knsb and processed_late(row):
+            item.late = notes.setdefault(LATE, len(notes) + 1)
         items.append(item)
     texts = GLOBAL_REASON_TEXT if system.method == Method.GLICKO and not system.per_race else REASON_TEXT
+    texts = {**texts, LATE: LATE_TEXT}
     return items, [(number, texts.get(reason, reason)) for reason, number in notes.items()]
+
+
+LATE = "late"  # the footnote of a KNSB result reported late (not a reason: the game counts)
+LATE_TEXT = ("reported late, after the list that would have rated it was out: rated in the first list after "
+             "its report, with R0 and Rc from the list in force when it was played (Lijstdatum)")
+
+
+def processed_late(row: CalculationRow) -> bool:
+    """Whether a KNSB row's game went into a later list than the one after its month of play (a
+    depot game: entered its depot at a later list)."""
+    processed = row.depot_date or dt.date.fromisoformat(row.period)
+    played = row.played_at.date()
+    return processed.year * 12 + processed.month - (played.year * 12 + played.month) > 1
 
 
 @dataclass

@@ -80,6 +80,8 @@ def breakdown_rows(items, method: str, places: int):
             "played": day(r.played_at),
             "list_date": day(r.list_date) if method == "knsb" else "",
             "depot": day(r.depot_date) if method == "knsb" else "",
+            "late": item.late,
+            "reported": day(getattr(r, "reported_on", None)) if item.late else "",
             "figures": figures,
         })
     return {"rows": rows, "knsb": method == "knsb"}

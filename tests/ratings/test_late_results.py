@@ -18,6 +18,7 @@ from ratings.models import (
     RecalculationRun,
     Trigger,
 )
+from ratings.selectors.pages import LATE_TEXT
 from ratings.verification import verify_system
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tournaments import services as record
@@ -162,3 +163,16 @@ def test_a_game_reported_by_its_events_end_is_on_time_however_long_the_event_ran
     run(today=dt.date(2024, 3, 5))
     assert [r.period for r in CalculationRow.objects.filter(system__slug="knsb", coach=anna).order_by("played_at")] == [
         "2024-02-01", "2024-03-01"]
+
+
+def test_the_breakdown_shows_a_late_games_date_of_play_its_report_and_why_it_is_in_this_list(client, history):
+    anna, _, cees, _ = history
+    page = client.get(f"/coaches/{anna.number}/breakdown/knsb/?period=2024-03-01")
+    assert page.status_code == 200
+    items = {item.row.opponent_id: item for item in page.context["breakdown"].rows}
+    late, on_time = items[cees.pk], next(item for key, item in items.items() if key != cees.pk)
+    assert (late.late, on_time.late) == (1, None)
+    assert (1, LATE_TEXT) in page.context["breakdown"].footnotes
+    text = page.content.decode()
+    assert "2024-01-20 <span class=\"depot-date\">reported 2024-02-10</span>" in text
+    assert LATE_TEXT in text
