@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ratings.engines import glicko
-from ratings.engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary
+from ratings.engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason
 from tournaments.uploads import FIRST_PLAY_DATE, last_play_date
 
 Key = tuple  # (coach, race or None, variant)
@@ -290,14 +290,16 @@ def apply_chunk(
     tallies: dict = {}
     for row in rows:
         key = (row.coach, row.race, row.variant)
+        reverses = row.reason == Reason.REVERSED  # a KNSB correction takes an old result back
         counted, seen = played.get(key, (0, 0))
-        played[key] = (counted + row.counted, seen + 1)
-        if not row.counted or key not in index:  # not rated yet (a KNSB depot game)
+        if not reverses:
+            played[key] = (counted + row.counted, seen + 1)
+        if not (row.counted or reverses) or key not in index:  # not rated yet (a KNSB depot game)
             continue
         tally = tallies.get(key)
         if tally is None:
             tally = tallies[key] = [0, 0, 0, row.played_at.date()]
-        tally[0 if row.w == 1.0 else 2 if row.w == 0.0 else 1] += 1
+        tally[0 if row.w == 1.0 else 2 if row.w == 0.0 else 1] += -1 if reverses else 1
         day = row.played_at.date()
         if day > tally[3]:
             tally[3] = day
@@ -513,10 +515,12 @@ def replayable(games: list[GameRecord], config, *, start: dt.date | None, until:
 
 
 def forwarded(
-    games: list[GameRecord], late_month: Callable[[GameRecord], int | None], *, start: dt.date | None, until: dt.date,
+    games: list[GameRecord], late_month: Callable[[GameRecord], int | None], placements: Callable, *,
+    start: dt.date | None, until: dt.date,
 ) -> tuple[list[GameRecord], dict[dt.date, list[GameRecord]]]:
     """(the games rated in the list after their month of play, {month start: the games reported late
-    that the list after that month rates}), each in rating order.
+    that the list after that month rates}), each in rating order; a corrected game gives the
+    records of its `placements`.
 
     A replay from a checkpoint (`start`) is given, besides the games played since, those played
     before it that were reported since: the late ones among them go forward; the others were rated
@@ -528,12 +532,18 @@ def forwarded(
     first = -1 if start is None else start.year * 12 + start.month - 1
     last = until.year * 12 + until.month - 1
     for g in games:
-        month = late_month(g) if g.reported_on is not None else None
-        if month is None:
-            if begin is None or g.played_at >= begin:
-                on_time.append(g)
-        elif first <= month <= last:
-            late.setdefault(dt.date(month // 12, month % 12 + 1, 1), []).append(g)
+        if g.corrections:
+            placed = placements(g)
+        elif g.reported_on is None:
+            placed = ((None, g),)
+        else:
+            placed = ((late_month(g), g),)
+        for month, record in placed:
+            if month is None:
+                if begin is None or record.played_at >= begin:
+                    on_time.append(record)
+            elif first <= month <= last:
+                late.setdefault(dt.date(month // 12, month % 12 + 1, 1), []).append(record)
     return on_time, late
 
 
@@ -575,7 +585,7 @@ def replay(
     late: dict[dt.date, list[GameRecord]] = {}
     late_month = getattr(module, "late_month", None)  # KNSB: a result reported late goes into a later list
     if late_month is not None:
-        games, late = forwarded(games, late_month, start=start, until=until)
+        games, late = forwarded(games, late_month, module.placements, start=start, until=until)
     times = [g.played_at for g in games]
     board = ledger.board
     current_ratings = getattr(module, "current_ratings", None)  # engines rating after every game

@@ -239,6 +239,25 @@ class Game(models.Model):
         return 0.5
 
 
+class GameCorrection(models.Model):
+    """A correction applied to a game of a sanctioned event: the result it replaced, and since when
+    that result was in the record. A KNSB list already out keeps the old result: the next list
+    takes it back and rates the new one."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="corrections")
+    corrected_on = models.DateField(help_text="When the corrected result entered the record.")
+    home_touchdowns = models.PositiveSmallIntegerField()
+    away_touchdowns = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=GameKind.choices)
+    reported_on = models.DateField(null=True, blank=True, help_text="When the replaced result had entered the record.")
+
+    class Meta:
+        ordering = ["game", "id"]
+
+    def __str__(self):
+        return f"game {self.game_id} corrected on {self.corrected_on}"
+
+
 class GameSide(models.Model):
     """One coach's seat in one game: lets the database refuse a coach twice in a round, and
     lets statistics count per coach and race without unions."""

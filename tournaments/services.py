@@ -12,7 +12,21 @@ from audit.models import Action
 from audit.services import audit_record
 
 from . import signals
-from .models import Award, Coach, Event, EventStatus, Game, GameKind, GameSide, Participant, Race, ResultsUpload, Round, Side
+from .models import (
+    Award,
+    Coach,
+    Event,
+    EventStatus,
+    Game,
+    GameCorrection,
+    GameKind,
+    GameSide,
+    Participant,
+    Race,
+    ResultsUpload,
+    Round,
+    Side,
+)
 from .uploads import (
     FIRST_PLAY_DATE,
     MAX_CASUALTIES,
@@ -169,6 +183,7 @@ def event_reject(*, event: Event, actor, reason: str) -> Event:
     event.status = EventStatus.REJECTED
     event.save(update_fields=["status", "updated_at"])
     event.games.update(reported_on=None)  # out of the record until it is sanctioned again
+    GameCorrection.objects.filter(game__event=event).delete()  # a new sanction reports its results anew
     audit_record(actor=actor, action=Action.EVENT_REJECT, obj=event, before={"status": before}, after={"status": event.status}, note=reason)
     if was_sanctioned:
         _request_recalculation(trigger="corrected", since=_first_game_date(event), reason=f"unsanctioned: {event.name}", actor=actor)
@@ -192,11 +207,17 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
         )
     _ensure_not_recalculating(game.event)
     before = {name: getattr(game, name) for name in changes}
+    replaced = GameCorrection(
+        game=game, corrected_on=timezone.localdate(), home_touchdowns=game.home_touchdowns,
+        away_touchdowns=game.away_touchdowns, kind=game.kind, reported_on=game.reported_on,
+    )
     for name, value in changes.items():
         setattr(game, name, value)
     if game.event.status == EventStatus.SANCTIONED:
-        game.reported_on = timezone.localdate()  # the corrected result enters the record today
+        game.reported_on = replaced.corrected_on  # the corrected result enters the record today
     game_record(game=game)
+    if game.event.status == EventStatus.SANCTIONED:  # the replaced result was in the record: kept for the lists it made
+        replaced.save()
     audit_record(actor=actor, action=Action.GAME_CORRECT, obj=game, before=before, after=changes, note=note)
     if game.event.status == EventStatus.SANCTIONED:
         _request_recalculation(

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, fields
 from datetime import date, datetime
 from itertools import repeat
+from typing import NamedTuple
 
 HOME = "home"
 AWAY = "away"
@@ -29,6 +30,7 @@ class Reason:
     FORFEIT = "forfeit"
     BYE = "bye"
     VARIANT_EXCLUDED = "variant_excluded"
+    REVERSED = "reversed"
     IN_DEPOT = "in_depot"
     DEPOT_EXPIRED = "depot_expired"
     DEPOT_BOOTSTRAP = "depot_bootstrap"
@@ -42,6 +44,7 @@ REASON_TEXT = {
     Reason.FORFEIT: "forfeit",
     Reason.BYE: "bye",
     Reason.VARIANT_EXCLUDED: "variant not in this ranking",
+    Reason.REVERSED: "result corrected after a list had rated it: its Rt taken back here (the corrected result is rated beside it)",
     Reason.IN_DEPOT: "game in depot: no rating yet",
     Reason.DEPOT_EXPIRED: "depot game expired (older than the depot limit)",
     Reason.DEPOT_BOOTSTRAP: "depot game against an unrated opponent, rated at the bootstrap rating",
@@ -75,7 +78,9 @@ class GameRecord:
     kind: str = PLAYED
     conceded_by: str | None = None  # HOME, AWAY or None
     event_end: date | None = None
-    reported_on: date | None = None  # when the result entered the record (KNSB: a late one goes forward)
+    reported_on: date | None = None  # when the game entered the record (KNSB: a late one goes forward)
+    corrections: tuple = ()  # Correction, oldest first: the results it had before (KNSB keeps them)
+    reverses: bool = False  # KNSB: takes back this earlier result of the game, in the list after its correction
 
     @property
     def away_score(self) -> float:
@@ -92,6 +97,15 @@ class GameRecord:
         if not (self.home_race_ranked and self.away_race_ranked):
             return Reason.RACE_NOT_RANKED
         return None
+
+
+class Correction(NamedTuple):
+    """A result a game had before a correction, and since when; `corrected_on`: the day it was replaced."""
+
+    corrected_on: date
+    home_score: float
+    kind: str
+    reported_on: date | None
 
 
 class CountingRule:

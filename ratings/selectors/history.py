@@ -14,7 +14,7 @@ from django.utils.dateparse import parse_datetime
 
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
-from ratings.engines.common import GameRecord, paused_gc
+from ratings.engines.common import Correction, GameRecord, paused_gc
 from ratings.models import (
     CurrentRating,
     EngineCheckpoint,
@@ -27,7 +27,7 @@ from ratings.models import (
 )
 from ratings.replay import Ledger, replay
 from ratingsite.formatting import fixed, rating_places
-from tournaments.models import Coach, EventStatus, Race, Variant
+from tournaments.models import Coach, EventStatus, GameCorrection, Race, Variant
 
 # The games alone, in rating order: their events and races are a few thousand rows, joined in
 # Python from dictionaries (a join per row and a text slug per row cost more than the rest).
@@ -131,6 +131,7 @@ def game_records(
                     coaches_in_event.get(event_id, 0), major, is_sanctioned, home_ranked, away_ranked,
                     share(kind, kind), conceded_by, event_end, reported if reported is None else share(reported, _as_date(reported)),
                 ))
+    _with_corrections(records)
     if whole:  # every game of every event is here: count each event's coaches from them
         seen: dict = {}
         for record in records:
@@ -144,6 +145,24 @@ def game_records(
         for record in records:
             record.event_coaches = counts[record.event_id]
     return records
+
+
+def _with_corrections(records: list[GameRecord]) -> None:
+    """Give each corrected game the results it had before (oldest first), and as its report date
+    the day it first entered the record: the lists that rated those results keep them (KNSB)."""
+    corrections: dict = {}
+    for game_id, corrected_on, home_td, away_td, kind, reported_on in GameCorrection.objects.order_by("game_id", "id").values_list(
+        "game_id", "corrected_on", "home_touchdowns", "away_touchdowns", "kind", "reported_on",
+    ):
+        score = 1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5
+        corrections.setdefault(game_id, []).append(Correction(corrected_on, score, kind, reported_on))
+    if not corrections:
+        return
+    for record in records:
+        found = corrections.get(record.game_id)
+        if found:
+            record.corrections = tuple(found)
+            record.reported_on = found[0].reported_on
 
 
 LZ4_MAGIC = b"\x04\x22\x4d\x18"
@@ -196,8 +215,14 @@ class GameHistory:
         if reported and not self.reported:
             return None
         cut = bisect_left(self.games, dt.datetime.combine(start, dt.time()), key=attrgetter("played_at"))
-        before = [g for g in self.games[:cut] if g.reported_on is not None and g.reported_on >= start] if reported else []
+        before = [g for g in self.games[:cut] if _reported_since(g, start)] if reported else []
         return before + self.games[cut:]
+
+
+def _reported_since(game: GameRecord, day: dt.date) -> bool:
+    """Whether a result of `game` entered the record on or after `day` (its first, or a correction)."""
+    last = game.corrections[-1].corrected_on if game.corrections else game.reported_on
+    return last is not None and last >= day
 
 
 def reads_reported(system) -> bool:

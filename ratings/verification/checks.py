@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 
 from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import round_half_away
+from ratings.engines.common import Reason, round_half_away
 from ratings.models import (
     Method,
     RatingSystem,
@@ -20,6 +20,7 @@ from ratings.verification.tables import (
     DAY_US,
     FORMULA_TOLERANCE,
     NO_DAY,
+    REASONS,
     SIDES,
     Table,
     _close,
@@ -65,6 +66,8 @@ class _Checks:
         self.c = counted[np.lexsort((R["game"][counted], R["played_at"][counted], self.kR[counted]))]
         # each row's own summary (the key's, in the row's period)
         self.r_summary = _find([self.kS, S["period"]], [self.kR, R["period"]])
+        # KNSB: the rows taking an old result back, in the list after its correction
+        self.reversed = np.flatnonzero(R["reason"] == REASONS.index(Reason.REVERSED))
 
     # -- reporting --
 
@@ -116,7 +119,8 @@ class _Checks:
     def partner(self, rows: np.ndarray) -> np.ndarray:
         """For each row, the other side's row of the same game and period (-1: none)."""
         R = self.R
-        return _find([R["game"], R["side"], R["period"]], [R["game"][rows], 1 - R["side"][rows], R["period"][rows]])
+        return _find([R["game"], R["side"], R["period"], R["reason"]],
+                     [R["game"][rows], 1 - R["side"][rows], R["period"][rows], R["reason"][rows]])
 
     def summary_totals(self, rated: np.ndarray) -> dict:
         """Per summary, the totals of its key's counted rows in its period (in order of play); `rated`:
@@ -162,9 +166,11 @@ class _Checks:
         group = _find([keys], [self.kR[rows]])
         ok = group >= 0
         group, w = group[ok], R["w"][rows][ok]
-        games = np.bincount(group, minlength=n)
-        wins = np.bincount(group[w == 1.0], minlength=n)
-        losses = np.bincount(group[w == 0.0], minlength=n)
+        back = _find([keys], [self.kR[self.reversed]])  # KNSB: an old result taken back leaves the record
+        taken, w_taken = back[back >= 0], R["w"][self.reversed][back >= 0]
+        games = np.bincount(group, minlength=n) - np.bincount(taken, minlength=n)
+        wins = np.bincount(group[w == 1.0], minlength=n) - np.bincount(taken[w_taken == 1.0], minlength=n)
+        losses = np.bincount(group[w == 0.0], minlength=n) - np.bincount(taken[w_taken == 0.0], minlength=n)
         last = np.full(n, -1, dtype=np.int64)
         np.maximum.at(last, group, R["played_at"][rows][ok] // DAY_US)
         for name, values in (("games", games), ("wins", wins), ("draws", games - wins - losses), ("losses", losses),
@@ -269,6 +275,18 @@ class _Checks:
         self.expect(self.row, "rc", R["rc"], R["r0"][other], "the opponent's R0 in that game", paired)
         self.expect(self.row, "w", R["w"], 1.0 - R["w"][other], "1 − the opponent's W", paired)
 
+    def taken_back(self) -> None:
+        """A row taking an old result back: the old result's figures on its Lijstdatum, Rt negated,
+        beside the other side's (Rc its R0, the two W adding up to 1)."""
+        R, config = self.R, self.config
+        rows = self.reversed
+        if not len(rows):
+            return
+        self.expect(self.row, "we", R["we"], _map(partial(knsb.expected_score, sigma=config.sigma, table=config.we_table),
+                                                  R["r0"][rows] - R["rc"][rows]), "Φ((R0 − Rc)/σ)", rows)
+        self.expect(self.row, "rt", R["rt"], -R["k"][rows] * (R["w"][rows] - R["we"][rows]), "−k·(W − We): taken back", rows)
+        self.opponents(rows)
+
     def knsb(self) -> None:
         R, S, C, config = self.R, self.S, self.C, self.config
         rows = self.c
@@ -306,6 +324,7 @@ class _Checks:
                                                   R["r0"][rated] - R["rc"][rated]), "Φ((R0 − Rc)/σ)", rated)
         self.expect(self.row, "rt", R["rt"], R["k"][rated] * (R["w"][rated] - R["we"][rated]), "k·(W − We)", rated)
         self.opponents(rated)
+        self.taken_back()
         # Wx: each counted row's expected score at its summary's LPR
         own = self.r_summary[rows]
         with_summary = rows[own >= 0]
@@ -314,7 +333,17 @@ class _Checks:
         self.expect(self.row, "wx", R["wx"], _map(phi, lpr - R["rc"][with_summary]), "Φ((LPR − Rc)/σ)", with_summary)
         # summaries: their totals, LPR, Rn and Nv from their rows and the previous list
         totals = self.summary_totals(rated_mask)
-        self.sums(totals)
+        back = self.r_summary[self.reversed]
+        self.bad(self.reversed[back < 0], lambda i: f"{self.row(i)}: takes a result back, but the key has no summary for its period")
+        n = len(S)
+        back_rows = self.reversed[back >= 0]
+        back = back[back >= 0]
+        taken = np.bincount(back, minlength=n)  # results taken back: off Nv, their Rt in Rtt
+        totals["rtt"] = totals["rtt"] + _sum(back, R["rt"][back_rows], n)
+        self.sums(totals, fields=("nt", "wt", "wet", "rct"))
+        touched = np.flatnonzero((totals["nt"] > 0) | (taken > 0))
+        self.expect(self.summary, "rtt", S["rtt"], totals["rtt"][touched], "its counted rows and those taking a result back",
+                    touched)
         start = S["is_start"]
         has = totals["nt"] > 0
         extra = has & ((S["wt"] == 0) | (S["wt"] == S["nt"]))
@@ -336,13 +365,17 @@ class _Checks:
         self.expect(self.summary, "is_start", S["is_start"], ~rated_before, "whether the key was rated on the list before")
         chained = np.flatnonzero(rated_before & ~start)
         self.expect(self.summary, "rl", S["rl"], prior_rn[chained], "the key's previous summary (Rn)", chained)
-        self.expect(self.summary, "nv", S["nv"], np.minimum(config.nv_cap, prior_nv[chained] + S["nt"][chained]),
-                    "min(cap, the previous Nv + Nt)", chained)
+        self.expect(self.summary, "nv", S["nv"],
+                    np.maximum(0, np.minimum(config.nv_cap, prior_nv[chained] + S["nt"][chained] - taken[chained])),
+                    "min(cap, the previous Nv + Nt − the results taken back)", chained)
         starts = np.flatnonzero(start)
         self.expect(self.summary, "rn", S["rn"], S["lpr"][starts], "a start rating's LPR", starts)
         self.expect(self.summary, "nv", S["nv"], np.minimum(config.nv_cap, S["nt"][starts]), "min(cap, Nt)", starts)
-        idle = np.flatnonzero(~start & ~has)
+        idle = np.flatnonzero(~start & ~has & (taken == 0))
         self.expect(self.summary, "rn", S["rn"], S["rl"][idle], "Rl (no counted game)", idle)
+        only_back = np.flatnonzero(~start & ~has & (taken > 0))
+        self.expect(self.summary, "rn", S["rn"], _map(round_half_away, S["rl"][only_back] + S["rtt"][only_back]),
+                    "round(Rl + Rtt): results taken back, no counted game", only_back)
         self.limits(np.flatnonzero(~start & has))
         # current ratings and list entries: the key's latest summary in force at their date
         latest = self.keys_match(self.kC, self.current, self.kS, "summary")
@@ -403,7 +436,9 @@ class _Checks:
         # games: the counted rows of the lists up to its date (a row's chunk ends at the next list)
         rows = self.c
         games = _count_before(self.kR[rows], self.R["chunk"][rows], self.kE, E["rating_list"], inclusive=False)
-        self.expect(self.entry, "games", E["games"], games, "its counted rows up to that date")
+        back = self.reversed
+        games -= _count_before(self.kR[back], self.R["chunk"][back], self.kE, E["rating_list"], inclusive=False)
+        self.expect(self.entry, "games", E["games"], games, "its counted rows up to that date, less the results taken back")
 
     def glicko(self) -> None:
         R, S, C, config = self.R, self.S, self.C, self.config

@@ -177,7 +177,8 @@ def _compare(diffs: Differences, what: str, key_columns: list[str], columns: lis
 
 
 def compare_with_replay(diffs: Differences, replayed: _Replayed, stored: Stored, today: dt.date, names: _Names) -> None:
-    _compare(diffs, "calculation row", ["game", "side", "period"], ROW_COLUMNS,
+    # a KNSB correction gives a game two rows in a list: the old result taken back (reason "reversed") and the new
+    _compare(diffs, "calculation row", ["game", "side", "period", "reason"], ROW_COLUMNS,
              Table.concatenate(replayed.rows, ROW_COLUMNS), stored.rows, names)
     _compare(diffs, "summary", ["period", "coach", "race", "variant"], SUMMARY_COMPARED, replayed.summary_table(),
              stored.summaries, names)

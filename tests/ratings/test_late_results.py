@@ -8,14 +8,18 @@ import pytest
 from django.utils import timezone
 
 from ratings import services
+from ratings.engines.common import Reason
+from ratings.engines.knsb import expected_score
 from ratings.models import (
     CalculationRow,
+    CurrentRating,
     PeriodSummary,
     Publication,
     PublishedEntry,
     RatingListEntry,
     RatingSystem,
     RecalculationRun,
+    RunStatus,
     Trigger,
 )
 from ratings.selectors.pages import LATE_TEXT
@@ -35,10 +39,30 @@ def clock(monkeypatch):
     return lambda day: monkeypatch.setattr(timezone, "localdate", lambda *args, **kwargs: day)
 
 
-def run(since=None, *, today, trigger=Trigger.MANUAL):
+def queued(*, knsb_only: bool = True):
+    runs = RecalculationRun.objects.filter(status=RunStatus.QUEUED).order_by("pk")
+    return list(runs.filter(system__slug="knsb") if knsb_only else runs)
+
+
+def carry_out(*, today, together: bool = False):
+    """Carry out the KNSB runs the services queued (from the dates they chose), as of `today`;
+    `together`: every system's at once, the games read once for all of them."""
+    if together:
+        services.recalculation_execute_many([r.pk for r in queued(knsb_only=False)], today=today)
+    for waiting in queued():
+        services.recalculation_execute(run_id=waiting.pk, today=today)
+
+
+def settle_other_systems(today):
+    """Carry out the other systems' runs: an event cannot change while one waits."""
+    for waiting in set(queued(knsb_only=False)) - set(queued()):
+        services.recalculation_execute(run_id=waiting.pk, today=today)
+
+
+def from_scratch(*, today):
     system = RatingSystem.objects.get(slug="knsb")
-    queued = services.recalculation_request(system=system, trigger=trigger, since=since, enqueue=False)
-    return services.recalculation_execute(run_id=queued.pk, today=today)
+    request = services.recalculation_request(system=system, trigger=Trigger.MANUAL, since=None, enqueue=False)
+    return services.recalculation_execute(run_id=request.pk, today=today)
 
 
 def sanctioned_event(name, day, pairs, *, clock, reported, django_capture_on_commit_callbacks):
@@ -88,13 +112,6 @@ def stored():
     )
 
 
-def run_every_system(since, *, today, trigger):
-    """One run per active system, carried out together: the games are read once for all of them."""
-    runs = [services.recalculation_request(system=system, trigger=trigger, since=since, enqueue=False)
-            for system in RatingSystem.objects.filter(active=True)]
-    services.recalculation_execute_many([r.pk for r in runs], today=today)
-
-
 @pytest.fixture(params=["knsb alone", "every system at once"])
 def history(request, coaches, clock, django_capture_on_commit_callbacks):
     """Anna draws Bert thirty times in January and reaches 1800 (the list of 1 February, out on
@@ -104,14 +121,14 @@ def history(request, coaches, clock, django_capture_on_commit_callbacks):
     anna, bert, cees, dirk = coaches
     sanctioned_event("Marathon", JANUARY, [(anna, bert, (1, 1))] * 30, clock=clock, reported=JANUARY,
                      django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
-    run(today=dt.date(2024, 2, 5))
+    carry_out(today=dt.date(2024, 2, 5))
     sanctioned_event("Late Cup", LATE_GAME, [(anna, cees, (0, 0))], clock=clock, reported=dt.date(2024, 2, 10),
                      django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
-    run(LATE_GAME, today=dt.date(2024, 2, 10), trigger=Trigger.BACKDATED)
+    carry_out(today=dt.date(2024, 2, 10))
     sanctioned_event("February Cup", FEBRUARY, [(anna, dirk, (2, 2))], clock=clock, reported=dt.date(2024, 2, 18),
                      django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
-    last_run = run if request.param == "knsb alone" else run_every_system
-    last_run(FEBRUARY, today=dt.date(2024, 3, 5), trigger=Trigger.SANCTIONED)
+    carry_out(today=dt.date(2024, 3, 5), together=request.param == "every system at once")
+    settle_other_systems(dt.date(2024, 3, 5))
     return coaches
 
 
@@ -132,13 +149,13 @@ def test_the_list_out_before_the_late_report_is_kept_as_computed_and_published(c
     anna, bert, cees, _ = coaches
     sanctioned_event("Marathon", JANUARY, [(anna, bert, (1, 1))] * 30, clock=clock, reported=JANUARY,
                      django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
-    run(today=dt.date(2024, 2, 5))
+    carry_out(today=dt.date(2024, 2, 5))
     february = stored()
     publication = Publication.objects.get(system__slug="knsb", date=dt.date(2024, 2, 1))
     entries = published_entries(publication)
     sanctioned_event("Late Cup", LATE_GAME, [(anna, cees, (0, 0))], clock=clock, reported=dt.date(2024, 2, 10),
                      django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
-    run(LATE_GAME, today=dt.date(2024, 2, 10), trigger=Trigger.BACKDATED)
+    carry_out(today=dt.date(2024, 2, 10))
     assert stored() == february  # no row yet: the game waits for the list of 1 March
     assert published_entries(publication) == entries
     assert Game.objects.get(event__name="Late Cup").reported_on == dt.date(2024, 2, 10)
@@ -149,7 +166,7 @@ def test_a_recalculation_from_scratch_gives_the_lists_of_the_incremental_runs(hi
     assert last.recomputed_from == dt.date(2024, 2, 1)  # it took the late game, played before, from the checkpoint on
     incremental = stored()
     assert verify_system(RatingSystem.objects.get(slug="knsb"), today=dt.date(2024, 3, 5)).count == 0
-    assert run(today=dt.date(2024, 3, 5)).recomputed_from is None
+    assert from_scratch(today=dt.date(2024, 3, 5)).recomputed_from is None
     assert stored() == incremental
 
 
@@ -160,7 +177,7 @@ def test_a_game_reported_by_its_events_end_is_on_time_however_long_the_event_ran
     play(RoundFactory(event=event, number=1, date=JANUARY), anna, bert, (1, 0), home_race="human", away_race="orc")
     play(RoundFactory(event=event, number=2, date=FEBRUARY), anna, bert, (0, 1), home_race="human", away_race="orc")
     Game.objects.filter(event=event).update(reported_on=FEBRUARY)
-    run(today=dt.date(2024, 3, 5))
+    from_scratch(today=dt.date(2024, 3, 5))
     assert [r.period for r in CalculationRow.objects.filter(system__slug="knsb", coach=anna).order_by("played_at")] == [
         "2024-02-01", "2024-03-01"]
 
@@ -176,3 +193,51 @@ def test_the_breakdown_shows_a_late_games_date_of_play_its_report_and_why_it_is_
     text = page.content.decode()
     assert "2024-01-20 <span class=\"depot-date\">reported 2024-02-10</span>" in text
     assert LATE_TEXT in text
+
+
+@pytest.fixture
+def corrected(history, clock, django_capture_on_commit_callbacks):
+    """On 10 March, after the list of 1 March rated it as a draw, Anna's 2-2 with Dirk becomes a 3-2 win."""
+    clock(dt.date(2024, 3, 10))
+    game = Game.objects.get(event__name="February Cup")
+    with django_capture_on_commit_callbacks(execute=False):
+        record.game_correct(game=game, actor=None, home_touchdowns=3)
+    before = stored()
+    carry_out(today=dt.date(2024, 4, 3))
+    return history, before, game
+
+
+def test_a_correction_after_the_list_goes_forward_as_a_row_taking_the_old_result_back_and_one_with_the_new(corrected):
+    (anna, _, _, dirk), before, game = corrected
+    march = [r for r in stored()[0] if r[2] <= "2024-03-01"]
+    assert march == [r for r in before[0] if r[2] <= "2024-03-01"]  # the list of 1 March keeps the draw
+    taken_back, new = rows_of(anna, "2024-04-01")
+    we = expected_score(50)
+    assert (taken_back.game_id, taken_back.w, taken_back.counted, taken_back.reason, taken_back.r0, taken_back.rc,
+            taken_back.k, taken_back.list_date) == (game.pk, 0.5, False, Reason.REVERSED, 1800, 1750, 25, dt.date(2024, 2, 1))
+    assert taken_back.rt == pytest.approx(-25 * (0.5 - we), abs=1e-12)
+    assert (new.game_id, new.w, new.counted, new.reason, new.r0, new.rc, new.k) == (game.pk, 1.0, True, "", 1800, 1750, 25)
+    assert new.rt == pytest.approx(25 * (1 - we), abs=1e-12)
+    april = summary(anna, "2024-04-01")  # Rtt: +12.5, both rows; Nt 1 (the new result); Nv unchanged
+    assert (april.rl, round(april.rtt, 9), april.rn, april.nt, april.nv, april.limitation) == (1800, 12.5, 1813, 1, 100, "none")
+    dirks = summary(dirk, "2024-04-01")
+    assert (round(dirks.rtt, 9), dirks.rn) == (-12.5, dirks.rl - 12)  # round(Rl − 12.5): half away from zero
+    assert CurrentRating.objects.get(system__slug="knsb", coach=anna).games == 32  # 30 + 2: the draw became a win
+
+
+def test_a_recalculation_from_scratch_keeps_the_correction_where_the_incremental_run_put_it(corrected):
+    incremental = stored()
+    assert verify_system(RatingSystem.objects.get(slug="knsb"), today=dt.date(2024, 4, 3)).count == 0
+    from_scratch(today=dt.date(2024, 4, 3))
+    assert stored() == incremental
+
+
+def test_a_correction_before_the_list_is_out_replaces_the_result_in_place(history, clock, django_capture_on_commit_callbacks):
+    anna, _, _, _ = history
+    clock(dt.date(2024, 2, 28))  # the Late Cup's 0-0 becomes 1-0 before the list of 1 March rates it
+    with django_capture_on_commit_callbacks(execute=False):
+        record.game_correct(game=Game.objects.get(event__name="Late Cup"), actor=None, home_touchdowns=1)
+    carry_out(today=dt.date(2024, 3, 5))
+    rows = rows_of(anna, "2024-03-01")
+    assert [(r.w, r.counted, r.reason) for r in rows] == [(1.0, True, ""), (0.5, True, "")]
+    assert not CalculationRow.objects.filter(system__slug="knsb", reason=Reason.REVERSED).exists()

@@ -1,12 +1,13 @@
 """The month-by-month replay's lists: ranks from the board's columns, complete lists and movements."""
 import datetime as dt
+import pickle
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.engines import naf_elo
-from ratings.engines.common import GameRecord
+from ratings.engines import knsb, naf_elo
+from ratings.engines.common import Correction, GameRecord
 from ratings.replay import Board, Ledger, ListRules, replay
 
 RACES = ["orc", "human", None]
@@ -123,3 +124,83 @@ def test_an_elo_rating_is_its_value_after_its_last_game_whatever_event_that_game
     assert on_list[dt.date(2022, 7, 1)][key] == rating  # June's list: every game played before 1 July
     assert on_list[dt.date(2022, 6, 1)][key] == naf_elo.update(
         naf_elo.update(naf_elo.update(150.0, 150.0, 0.0, k), 150.0, 0.0, k), 150.0, 1.0, k)
+
+
+# KNSB: late results and corrections go forward, so a run from a checkpoint gives what a run from scratch gives
+
+KNSB_START = dt.date(2024, 1, 1)
+
+
+@st.composite
+def reported_games(draw):
+    """Games of five coaches (1-3 on an imported list, 4-5 rated from their depot), each with its
+    event's end, the day it was first reported (None: history without a date) and perhaps a later correction."""
+    games = []
+    for game_id in range(1, draw(st.integers(4, 14)) + 1):
+        played = KNSB_START + dt.timedelta(days=draw(st.integers(0, 150)))
+        home, away = draw(st.sampled_from([(h, a) for h in range(1, 6) for a in range(1, 6) if h != a]))
+        end = played + dt.timedelta(days=draw(st.integers(0, 40)))
+        reported = draw(st.one_of(st.none(), st.just(end), st.builds(lambda d, end=end: end + dt.timedelta(days=d), st.integers(1, 90))))
+        score = draw(st.sampled_from([0.0, 0.5, 1.0]))
+        correction = None
+        if reported is not None and draw(st.booleans()):
+            correction = (reported + dt.timedelta(days=draw(st.integers(0, 60))), draw(st.sampled_from([0.0, 0.5, 1.0])))
+        games.append((game_id, played, end, reported, home, away, score, correction))
+    return games
+
+
+def known_at(games, day):
+    """The records a run on `day` reads: games reported by then, each with its corrections made by then."""
+    records = []
+    for game_id, played, end, reported, home, away, score, correction in games:
+        if reported is not None and reported > day:
+            continue
+        record = GameRecord(
+            game_id=game_id, played_at=dt.datetime.combine(played, dt.time(10)) + dt.timedelta(minutes=game_id),
+            event_id=game_id, variant=VARIANTS[0], home=home, home_race="orc", away=away, away_race="human",
+            home_score=score, event_end=end, reported_on=reported,
+        )
+        if correction is not None and correction[0] <= day:
+            record.home_score = correction[1]
+            record.corrections = (Correction(correction[0], score, "played", reported),)
+        records.append(record)
+    return sorted(records, key=lambda g: (g.played_at, g.game_id))
+
+
+def last_report(record):
+    return record.corrections[-1].corrected_on if record.corrections else record.reported_on
+
+
+KNSB_CONFIG = knsb.KnsbConfig(initial_list=((1, 1700, 40), (2, 1500, 100), (3, 1600, 8)), depot_min_games=2)
+KNSB_RULES = ListRules(glicko=False, inactive_after_months=12)
+
+
+def knsb_chunks(games, ledger, *, start, until):
+    return [(c.end, c.rows, c.summaries, list(c.entries)) for c in replay(
+        knsb, KNSB_CONFIG, games, ledger, start=start, until=until, rules=KNSB_RULES, per_race=False)]
+
+
+@given(reported_games(), st.integers(0, 200), st.integers(1, 120))
+def test_a_knsb_run_from_a_checkpoint_gives_the_lists_of_a_run_from_scratch(games, first_run, later):
+    """As the site runs: a first run keeps a checkpoint at every list; a later one, for the results
+    reported or corrected since, starts from the latest checkpoint on or before the first day those
+    were played (the games it reads: played since, or reported since) and gives what a run from scratch gives."""
+    t1 = KNSB_START + dt.timedelta(days=first_run)
+    t2 = t1 + dt.timedelta(days=later)
+    checkpoints = {}
+    ledger = Ledger()
+    for chunk in replay(knsb, KNSB_CONFIG, known_at(games, t1), ledger, start=None, until=t1, rules=KNSB_RULES,
+                        per_race=False):
+        if chunk.is_list:
+            checkpoints[chunk.end] = pickle.dumps(ledger)
+    before = {(g.game_id, g.home_score) for g in known_at(games, t1)}
+    now = known_at(games, t2)
+    changed = [g.played_at.date() for g in now if (g.game_id, g.home_score) not in before]
+    since = min(changed, default=t2)
+    start = max((day for day in checkpoints if day <= since), default=None)
+    if start is None:
+        return  # no checkpoint to start from: the run is one from scratch
+    read = [g for g in now if g.played_at.date() >= start or (last_report(g) is not None and last_report(g) >= start)]
+    resumed = knsb_chunks(read, pickle.loads(checkpoints[start]), start=start, until=t2)
+    scratch = [chunk for chunk in knsb_chunks(now, Ledger(), start=None, until=t2) if chunk[0] > start]
+    assert resumed == scratch

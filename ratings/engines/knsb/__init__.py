@@ -42,6 +42,7 @@ from .calculator import (
     k_factor,
     late_month,
     performance_rating,
+    placements,
     rate_period,
     start_rating,
 )
@@ -53,5 +54,5 @@ from .state import _Period as _Period  # checkpoints pickled before the split na
 __all__ = [
     "LIMIT_LPR", "LIMIT_NONE", "LIMIT_RL", "SIGMA", "DepotGame", "KnsbConfig", "KnsbResult", "KnsbState",
     "PeriodGame", "PeriodResult", "PeriodRow", "StartRating", "close_periods", "expected_score", "k_factor",
-    "late_month", "performance_rating", "rate_period", "run_history", "start_rating",
+    "late_month", "performance_rating", "placements", "rate_period", "run_history", "start_rating",
 ]

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -58,6 +58,38 @@ def late_month(game) -> int | None:
     at = game.played_at
     month = reported.year * 12 + reported.month - 1
     return month if month > at.year * 12 + at.month - 1 else None
+
+
+def placements(game) -> list[tuple[int | None, Any]]:
+    """The records a run rates for `game`, each with the month whose list processes it (None: the
+    list after its month of play), in that order.
+
+    A game never corrected is itself (late_month). A correction made before the list that rated
+    the result it replaces was out takes that result's place; one made after it goes forward as
+    a late result does: into the list after the month of the correction, a record taking the old
+    result back (reverses) and the corrected one, both with the ratings of the game's Lijstdatum.
+    A correction that leaves W and the kind of game as they were changes nothing.
+    """
+    if not game.corrections:
+        return [(late_month(game), game)]
+    first = game.corrections[0]
+    results = [(c.home_score, c.kind) for c in game.corrections[1:]] + [(game.home_score, game.kind)]
+    held = replace(game, home_score=first.home_score, kind=first.kind, reported_on=first.reported_on, corrections=())
+    month = late_month(held)
+    played = game.played_at.year * 12 + game.played_at.month - 1
+    out = []
+    for correction, (score, kind) in zip(game.corrections, results):
+        if (score, kind) == (held.home_score, held.kind):
+            continue
+        new = replace(held, home_score=score, kind=kind, reported_on=correction.corrected_on)
+        day = correction.corrected_on
+        corrected = day.year * 12 + day.month - 1
+        if corrected > (played if month is None else month):  # the list that rated `held` was out
+            out += [(month, held), (corrected, replace(held, reverses=True))]
+            month = corrected
+        held = new
+    out.append((month, held))
+    return out
 
 
 # --- one game -----------------------------------------------------------------------------------

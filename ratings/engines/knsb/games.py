@@ -42,7 +42,7 @@ class GameIntake(ListMaking):
         g = next(remaining, None)
         if g is None:
             return
-        last = (g.played_at, g.game_id - 1)
+        last: tuple = (g.played_at, g.game_id - 1)
         while g is not None:
             t = g.played_at
             month = t.year * 12 + t.month - 1
@@ -53,9 +53,10 @@ class GameIntake(ListMaking):
             while s.list_month < month:
                 self.close()
             if month < s.list_month:
-                if (t, g.game_id) <= last:
+                order = (t, g.game_id, not g.reverses)
+                if order <= last:
                     raise OutOfOrder
-                last = (t, g.game_id)
+                last = order
                 self.slow(g, month)
                 g = next(remaining, None)
             else:
@@ -199,6 +200,9 @@ class GameIntake(ListMaking):
 
     def slow(self, g: GameRecord, month: int) -> None:
         """Every game the month loop does not take: left out, a side unrated, late, first sight."""
+        if g.reverses:
+            self._take_back(g, month)
+            return
         late = month < self.on_time_month
         in_force = max(month, self.first_month) if late else self.on_time_month
         list_day = date_of_list(in_force)
@@ -269,6 +273,32 @@ class GameIntake(ListMaking):
         )
         p.rows.extend(pair)
         p.counted_rows.extend(pair)
+
+    def _take_back(self, g: GameRecord, month: int) -> None:
+        """A corrected game's old result, rated by a list already out: its Rt comes off each side's
+        rating here (rows REVERSED). A result that counted for no one has nothing to take back; nor
+        has a depot game (its depot, or the start rating made from it, keeps it)."""
+        if self.exclusion(g) is not None or g.away is None:
+            return
+        in_force = max(month, self.first_month)
+        home = self._side(HOME, g.home, g.home_race, g.away, g.away_race, g.home_score, g, True, in_force)
+        away = self._side(AWAY, g.away, g.away_race, g.home, g.home_race, 1.0 - g.home_score, g, True, in_force)
+        if home.r0 is None or away.r0 is None:
+            return
+        sigma, table = self.c.sigma, self.c.we_table
+        p = self.s.period
+        list_day = date_of_list(in_force)
+        for me, other in ((home, away), (away, home)):
+            assert me.entry is not None and me.r0 is not None and other.r0 is not None
+            we = expected_score(me.r0 - other.r0, sigma=sigma, table=table)
+            k = self._k(me, True, in_force)
+            rt = -rating_change(k, me.w, we)
+            taken = p.reversed.setdefault(self._kid(me.entry), [0.0, 0])
+            taken[0] += rt
+            taken[1] += 1
+            p.rows.append(CalculationRow(
+                g.game_id, me.side, me.coach, me.tk[0], g.variant, other.coach, me.opponent_race, g.played_at,
+                self.label, me.w, False, Reason.REVERSED, me.r0, other.r0, we, k, rt, None, list_day))
 
     def _k(self, me: _Side, late: bool, in_force: int) -> float:
         """k of a rated side: the list in force's, or for a late game that of the game's own list."""

@@ -14,7 +14,7 @@ _LAST_MONTH = month_number(date.max)
 
 
 def _in_play_order(game) -> tuple:
-    return game.played_at, game.game_id
+    return game.played_at, game.game_id, not game.reverses  # an old result taken back before the corrected one
 
 
 def run_history(games, config: KnsbConfig, state: KnsbState | None = None, *,

@@ -5,8 +5,8 @@ from datetime import date
 
 import numpy as np
 
-from ..common import HOME, CalculationRow, PeriodSummary, Reason
-from .calculator import LIMIT_NONE, date_of_list, k_factor
+from ..common import HOME, CalculationRow, PeriodSummary, Reason, round_half_away
+from .calculator import LIMIT_NONE, date_of_list, k_factor, kept_between
 from .run import RunContext
 from .settlement import Totals, settle
 from .state import COACH, COUNTED_COLUMNS, HISTORY, NV, RATING, TABLE, DepotEntry, K, _Period
@@ -45,12 +45,17 @@ class ListMaking(RunContext):
         cap = self.c.nv_cap
         extra_played = p.extra_played
         junior = self._junior if self.s.birth_years and self.c.junior_age is not None else None
+        taken_back = p.reversed
         for kid, entry in enumerate(p.keys):
             nt = t.nt[kid] if t is not None else 0
             played = nt + extra_played.get(kid, 0) if extra_played else nt
             rl = entry[RATING]
             nv = entry[NV]
             race, variant = entry[TABLE]
+            taken = taken_back.get(kid) if taken_back else None
+            if taken is not None:  # corrections: old results' Rt taken back, their games off Nv
+                self._rate_corrected(entry, kid, t, nt, played, taken, month, day, label)
+                continue
             if t is None or not nt:
                 summaries(summary(entry[COACH], race, variant, label, day, rl, rl, 0, played,
                                   0.0, 0.0, 0.0, None, None, None, LIMIT_NONE, nv))
@@ -65,6 +70,29 @@ class ListMaking(RunContext):
                 entry[NV] = nv_new
                 entry[K] = k_factor(rn, nv_new, junior=junior is not None and junior(entry[COACH], month))
                 entry[HISTORY] += (month, rn, nv_new)
+
+    def _rate_corrected(self, entry: list, kid: int, t: Totals | None, nt: int, played: int, taken: list,
+                        month: int, day: date, label: str) -> None:
+        """A key whose period takes back old results: Rtt holds their (negative) Rt beside the counted
+        games' and Rn = round(Rl + Rtt) is kept between Rl and the LPR of the counted games, if any;
+        Nt, Wt, We and the LPR are the counted games' alone, and Nv loses the games taken back."""
+        rl, nv = entry[RATING], entry[NV]
+        rtt = taken[0] + (t.rtt[kid] if nt and t is not None else 0.0)
+        raw = round_half_away(rl + rtt)
+        nv_new = max(0, min(self.c.nv_cap, nv + nt - taken[1]))
+        race, variant = entry[TABLE]
+        if nt and t is not None:
+            rn, limitation = kept_between(rl, t.lpr[kid], raw, self.c.lpr_margin)
+            figures = (t.wt[kid], t.wet[kid], rtt, t.rct[kid], t.wxt[kid], t.lpr[kid], limitation)
+        else:
+            rn, figures = raw, (0.0, 0.0, rtt, None, None, None, LIMIT_NONE)
+        self.summaries.append(PeriodSummary(entry[COACH], race, variant, label, day, rl, rn, nt, played, *figures, nv_new))
+        if rn != rl or nv_new != nv:
+            entry[RATING] = rn
+            entry[NV] = nv_new
+            junior = self.s.birth_years and self.c.junior_age is not None and self._junior(entry[COACH], month)
+            entry[K] = k_factor(rn, nv_new, junior=bool(junior))
+            entry[HISTORY] += (month, rn, nv_new)
 
     def _settle_counted(self, p: _Period) -> Totals:
         """Totals of every rated key of the period; Wx into its counted rows."""

@@ -47,6 +47,11 @@ class _Period:
     extra_played: dict = field(default_factory=dict)  # kid -> uncounted games
     depot_touched: dict = field(default_factory=dict)  # (table key, coach) -> None, in order
     deposit_rows: dict = field(default_factory=dict)  # (game_id, side) -> its depot row
+    reversed: dict = field(default_factory=dict)  # kid -> [Rt taken back, games taken back] (corrections)
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("reversed", {})  # checkpoints from before corrections went forward
 
 
 COUNTED_COLUMNS = ("kid", "rc", "w", "we", "rt")  # of one counted row in _Period.counted
