@@ -54,7 +54,7 @@ def test_breakdown_rows_escape_the_opponent_and_link_the_footnote():
         opponent=opponent, opponent_race=SimpleNamespace(name="Orc & Goblin"), played_at=dt.date(2024, 3, 9),
         list_date=None, depot_date=None, r0=150.0, rc=149.5, w=1.0, we=0.5, rt=2.345, k=9.0, wx=0.5,
     )
-    item = SimpleNamespace(row=row, footnote=2, kind="excluded", w_minus_we=0.5, rating_after=152.35)
+    item = SimpleNamespace(row=row, footnote=2, kind="excluded", w_minus_we=0.5, rating_after=152.35, late=None)
     html = Template("{% load rating_figures %}{% breakdown_rows items method places %}").render(
         Context({"items": [item], "method": "naf_elo", "places": 2})
     )

@@ -37,6 +37,8 @@ from tournaments.services import game_sides_for
 
 ANCHOR = dt.date(2025, 12, 31)  # the demo's "today": nothing is dated after it
 FIRST_YEAR = 2013
+# which earlier event came in late (counted back from the one reported late now): one whose list shows an Rl-limitering
+LATE_IN_HISTORY = 11
 FIRST_NUMBER = 1_000_000  # above every FUMBBL coach id, so demo coaches never meet imported ones
 CLASSIC, BLOOD_BOWL_2020, SEVENS = "Classic", "Blood Bowl 2020", "Sevens"
 BLOOD_BOWL_2020_FROM = dt.date(2021, 1, 1)
@@ -328,6 +330,8 @@ class DemoEvent:
     status: str = EventStatus.SANCTIONED
     # submitted when seeded, sanctioned only after the lists after it are published (reported late)
     reported_late: bool = False
+    # results that came in late within the demo's history: reported on this day, after the lists after it
+    reported_on: dt.date | None = None
     participants: dict[int, str] = field(default_factory=dict)  # coach number -> race
     rounds: list[DemoRound] = field(default_factory=list)
     awards: list[tuple[str, int]] = field(default_factory=list)  # (category, coach number)
@@ -671,6 +675,11 @@ def _leave_some_unsanctioned(rng: random.Random, events: list[DemoEvent]) -> Non
     late = [event for event in events[:-12] if not event.is_major and event.status == EventStatus.SANCTIONED]
     if late:
         late[-1].status, late[-1].reported_late = EventStatus.SUBMITTED, True
+    # Another came in late months ago: the KNSB list after its report rated it, with the ratings of the
+    # lists in force when it was played (its breakdowns show both dates, and an Rl-limitering).
+    if len(late) > LATE_IN_HISTORY:
+        earlier = late[-1 - LATE_IN_HISTORY]
+        earlier.reported_on = (earlier.end_date.replace(day=1) + dt.timedelta(days=62)).replace(day=10)
 
 
 def _memberships(rng: random.Random, coaches: list[DemoCoach], events: list[DemoEvent]) -> None:
@@ -796,7 +805,7 @@ def demo_federation_create(*, seed: int = 1, coaches: int = 2000, events: int = 
                         kind=GameKind.BYE if g.away is None else GameKind.PLAYED,
                         played_at=demo_round.played_at,
                         source=f"{event.source}:{demo_round.number}:{table}",
-                        reported_on=Game.reported_in_bulk(row),
+                        reported_on=event.reported_on or Game.reported_in_bulk(row),
                     )
                 )
     for start in range(0, len(games), BATCH):

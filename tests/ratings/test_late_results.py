@@ -204,6 +204,7 @@ def corrected(history, clock, django_capture_on_commit_callbacks):
         record.game_correct(game=game, actor=None, home_touchdowns=3)
     before = stored()
     carry_out(today=dt.date(2024, 4, 3))
+    settle_other_systems(dt.date(2024, 4, 3))
     return history, before, game
 
 
@@ -241,3 +242,25 @@ def test_a_correction_before_the_list_is_out_replaces_the_result_in_place(histor
     rows = rows_of(anna, "2024-03-01")
     assert [(r.w, r.counted, r.reason) for r in rows] == [(1.0, True, ""), (0.5, True, "")]
     assert not CalculationRow.objects.filter(system__slug="knsb", reason=Reason.REVERSED).exists()
+
+
+def every_figure(slug):
+    """Every stored row, summary, list entry and current rating of a system."""
+    system = RatingSystem.objects.get(slug=slug)
+    return (
+        sorted(CalculationRow.objects.filter(system=system).values_list(
+            "game_id", "side", "period", "r0", "rc", "we", "k", "rt", "counted", "reason")),
+        sorted(PeriodSummary.objects.filter(system=system).values_list("coach_id", "race_id", "period", "rl", "rn", "nt", "mu", "phi")),
+        sorted(RatingListEntry.objects.filter(system=system).values_list("rating_list__date", "coach_id", "race_id", "value", "rank")),
+        sorted(CurrentRating.objects.filter(system=system).values_list("coach_id", "race_id", "value", "rank", "games")),
+    )
+
+
+def test_from_scratch_every_system_gives_the_live_ratings_of_the_incremental_runs(corrected):
+    slugs = list(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
+    assert not queued(knsb_only=False)
+    incremental = {slug: every_figure(slug) for slug in slugs}
+    for slug in slugs:
+        request = services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, enqueue=False)
+        assert services.recalculation_execute(run_id=request.pk, today=dt.date(2024, 4, 3)).recomputed_from is None
+    assert {slug: every_figure(slug) for slug in slugs} == incremental

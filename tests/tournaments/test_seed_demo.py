@@ -237,3 +237,33 @@ def test_members_joined_before_they_played(federation):
         assert coach.member_until is None or coach.member_until >= coach.member_since
     assert 0.3 < sum(coach.birth_year is not None for coach in federation.coaches) / 2000 < 0.6
     assert len({coach.name for coach in federation.coaches}) == 2000
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_demo_has_an_event_reported_late_that_a_later_knsb_list_rates_with_an_rl_limitering(client):
+    """Within the demo's history one event's results came in two months late: the KNSB list after the
+    report rates them with the ratings of their own Lijstdatum, and one coach's list shows the Rl-limitering."""
+    from ratings import services
+    from ratings.models import CalculationRow, PeriodSummary, RatingSystem, Trigger
+    from ratings.selectors.pages import processed_late
+
+    seed()
+    [late] = [e for e in generate_federation(seed=1).events if e.reported_on is not None]
+    event = Event.objects.get(source=late.source)
+    assert set(Game.objects.filter(event=event).values_list("reported_on", flat=True)) == {late.reported_on}
+    assert late.reported_on >= dt.date(event.end_date.year + event.end_date.month // 12, event.end_date.month % 12 + 1, 1)
+    knsb = RatingSystem.objects.get(slug="knsb")
+    run = services.recalculation_request(system=knsb, trigger=Trigger.MANUAL, enqueue=False)
+    services.recalculation_execute(run_id=run.pk, today=dt.date(2026, 1, 15))
+    rows = list(CalculationRow.objects.filter(system=knsb, game__event=event))
+    processed_in = (late.reported_on.replace(day=28) + dt.timedelta(days=4)).replace(day=1).isoformat()
+    assert rows and all(processed_late(r) and r.period == processed_in for r in rows)
+    limited = PeriodSummary.objects.filter(system=knsb, period=processed_in, limitation="rl",
+                                           coach__in=[r.coach_id for r in rows if r.counted]).select_related("coach", "variant")
+    assert limited.exists()
+    summary = limited.first()
+    page = client.get(
+        f"/coaches/{summary.coach.number}/breakdown/knsb/?variant={summary.variant.slug}&period={processed_in}"
+    ).content.decode()
+    assert "Rl-limitering: Rn held at Rl" in page and f"reported {late.reported_on:%Y-%m-%d}" in page

@@ -79,7 +79,10 @@ def test_about_query_count(client, db, django_assert_num_queries):
 def test_the_page_says_what_each_change_does_to_published_lists_and_to_the_live_ratings(client, db):
     text = client.get("/about/ratings/").content.decode()
     assert '<h2 id="published-heading">Published lists never change</h2>' in text
-    for rule in ("A result reported late, or a correction:", "A merge of two coach records:",
+    for rule in ("A result reported late, or a correction (NAF Elo and Glicko):",
+                 "A result reported late, or a correction (KNSB):", "A merge of two coach records:",
                  "A change of a system's parameters:", "A ruling that must apply retroactively:"):
         assert rule in text
     assert "keep the duplicate's entries under his own number and name" in text
+    assert "goes into the list after the month of its report, with R0 and Rc of the list in force when it was played" in text
+    assert "one row takes the old result's Rt back, one rates the new result" in text
