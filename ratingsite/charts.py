@@ -214,9 +214,13 @@ def line_chart(
     )
 
 
+# Natural Earth's 1:110m countries, equirectangular (x = longitude, y = −latitude): static/vendor/README.md
+WORLD_OUTLINE = "vendor/world-110m.svg"
+
+
 @dataclass
 class Pin(Drawn):
-    """Where an event took place, on a plain longitude/latitude grid."""
+    """Where an event took place, on the vendored world outline."""
 
     title: str
     description: str
@@ -226,22 +230,19 @@ class Pin(Drawn):
     x: str
     y: str
     head_y: str
-    meridians: list[str]
-    parallels: list[tuple[str, str]]  # (y, stroke)
+    outline: str
 
     template = "charts/pin.html"
 
 
 def map_pin(latitude: float, longitude: float, *, label: str, width: int = 360, height: int = 180) -> Pin:
-    """A pin on a plain longitude/latitude grid (equirectangular): where an event took place."""
+    """A pin on the world outline, stretched over width × height (equirectangular): where an event took place."""
     x = (float(longitude) + 180.0) / 360.0 * width
     y = (90.0 - float(latitude)) / 180.0 * height
     return Pin(
         title=f"Where: {label}",
         description=f"{label}: latitude {float(latitude):.4f}, longitude {float(longitude):.4f}",
-        uid=next(_ids), width=width, height=height, x=_n(x), y=_n(y), head_y=_n(y - 14),
-        meridians=[_n((lon + 180) / 360 * width) for lon in range(-150, 181, 30)],
-        parallels=[(_n((90 - lat) / 180 * height), "#8fa7c7" if lat == 0 else "#c8d6ea") for lat in range(-60, 91, 30)],
+        uid=next(_ids), width=width, height=height, x=_n(x), y=_n(y), head_y=_n(y - 14), outline=static(WORLD_OUTLINE),
     )
 
 
@@ -476,5 +477,5 @@ def places_map(places: list, *, region: str = "world") -> PlacesMap:
             _n(place.longitude * squeeze, 3), _n(-place.latitude, 3), _n(radius, 3), name or "Unknown place", place.games, place.events,
         ))
     return PlacesMap(
-        " ".join(_n(v, 2) for v in view), label, _n(squeeze, 4), static("vendor/world-110m.svg"), _n(0.25 * scale, 3), circles,
+        " ".join(_n(v, 2) for v in view), label, _n(squeeze, 4), static(WORLD_OUTLINE), _n(0.25 * scale, 3), circles,
     )
