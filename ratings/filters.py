@@ -13,6 +13,7 @@ from django_countries import countries
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratingsite.widgets import FastSelect
 from tournaments.models import Coach, Event, EventStatus, Race, Variant
+from tournaments.selectors import coach_search_q
 
 CHOICES_TIMEOUT = 300  # seconds; saving a race, variant or coach drops them at once (in this process's cache)
 
@@ -62,7 +63,7 @@ def coach_countries() -> list[tuple[str, str]]:
 
 def event_countries() -> list[tuple[str, str]]:
     """The countries events were held in."""
-    return _named(Event.objects.order_by().values_list("country", flat=True).distinct())
+    return _named(Event.objects.public().order_by().values_list("country", flat=True).distinct())
 
 
 class RankingFilter(django_filters.FilterSet):
@@ -96,24 +97,18 @@ class RankingFilter(django_filters.FilterSet):
     def filter_active(self, queryset, name, value):
         return queryset.filter(rank__isnull=False) if value else queryset
 
-    # where the coach's number and name are, from an entry
-    coach_number, coach_name = "coach__number", "coach__name"
-
     def filter_name(self, queryset, name, value):
-        value = value.strip()
-        if not value:
-            return queryset
-        by_name = Q(**{f"{self.coach_name}__icontains": value})
-        if value.isdigit():
-            return queryset.filter(Q(**{self.coach_number: int(value)}) | by_name)
-        return queryset.filter(by_name)
+        return queryset.filter(self.name_q(value)) if value.strip() else queryset
+
+    def name_q(self, value: str) -> Q:
+        """The entries whose coach the search finds (coach_search_q: words in any order, any case or accents)."""
+        return coach_search_q(value, path="coach__")
 
 
 class PublishedRankingFilter(RankingFilter):
     """The same filters over a list as published: its coach, race and variant are the number, slug and
     name of the day (ratings.models.PublishedEntry)."""
 
-    coach_number, coach_name = "coach_number", "coach_name"
     country = django_filters.ChoiceFilter(
         field_name="nationality", choices=coach_countries, empty_label="All countries", label="Nationality", widget=FastSelect,
     )
@@ -124,6 +119,14 @@ class PublishedRankingFilter(RankingFilter):
             if name in self.filters:
                 self.filters[name].method = f"filter_{name}"
 
+    def name_q(self, value: str) -> Q:
+        """The entries of the coaches the search finds today, and those whose name of the day holds the text."""
+        value = value.strip()
+        found = Q(coach_number__in=Coach.objects.filter(coach_search_q(value)).values("number")) | Q(coach_name__icontains=value)
+        if value.isascii() and value.isdigit():  # a number merged away since is no coach today
+            found |= Q(coach_number=int(value))
+        return found
+
     def filter_variant(self, queryset, name, value):
         return queryset.filter(variant_slug=value.slug) if value else queryset
 
@@ -131,14 +134,32 @@ class PublishedRankingFilter(RankingFilter):
         return queryset.filter(race_slug=value.slug) if value else queryset
 
 
+class CoachFilter(django_filters.FilterSet):
+    """Filters of the coach directory: a search by name or number, and a nationality."""
+
+    q = django_filters.CharFilter(method="filter_q", label="Name or number", max_length=100)
+    country = django_filters.ChoiceFilter(
+        field_name="nationality", choices=coach_countries, empty_label="All countries", label="Country", widget=FastSelect,
+        error_messages={"invalid_choice": "No coach has the nationality “%(value)s”: choose a country from the list."},
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # a list, not the callable: Django would run the query again for validation and for rendering
+        self.filters["country"].extra["choices"] = coach_countries()
+
+    def filter_q(self, queryset, name, value):
+        return queryset.filter(coach_search_q(value)) if value.strip() else queryset
+
+
 class EventFilter(django_filters.FilterSet):
-    """Filters of the event list: year, country, variant, major, status (sanctioned by default)."""
+    """Filters of the event list: year, country, variant, major, status (sanctioned by default). The
+    list holds public events only: drafts, submitted and rejected events are their organiser's and the staff's."""
 
     STATUS_CHOICES = [
         (EventStatus.SANCTIONED, "Sanctioned"),
-        (EventStatus.SUBMITTED, "Submitted, awaiting sanction"),
-        (EventStatus.REJECTED, "Rejected"),
-        ("any", "Any status"),
+        (EventStatus.OPEN_PLAY, "Open play (unsanctioned, never rated)"),
+        ("any", "Sanctioned and open play"),
     ]
 
     name = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="Name", max_length=100)

@@ -22,6 +22,7 @@ from django.utils.translation import get_language
 from django_countries import countries
 
 from ratingsite.formatting import fixed, rating_places, signed
+from tournaments.models import EventStatus
 
 TABLE_ATTRS = {"class": "data"}
 NUM = {"th": {"class": "num"}, "td": {"class": "num"}}
@@ -458,8 +459,8 @@ class CoachEventTable(FastRowsTable):
         html = _link(self._event_url(row["event_id"]), row["event__name"])
         if row["event__is_major"]:
             html = _with_badge(html, "major")
-        if row["event__status"] != "sanctioned":
-            html = _with_badge(html, row["event__status"])
+        if row["event__status"] != EventStatus.SANCTIONED:  # open play: the only other status a public page shows
+            html = _with_badge(html, "open play")
         return row["event__name"], html
 
     def cell_country(self, row):
@@ -514,3 +515,41 @@ class HistoryTable(FastRowsTable):
 
     def cell_nt(self, row):
         return _plain(str(row["nt"]))
+
+
+class CoachTable(FastRowsTable):
+    """The coach directory: number, name (a link to the coach page), country and games played."""
+
+    number = tables.Column(verbose_name="Number", attrs=NUM, order_by=("number",))
+    name = tables.Column(verbose_name="Coach", order_by=("search_name", "number"))
+    nationality = tables.Column(verbose_name="Country", order_by=("nationality", "search_name", "number"))
+    games = tables.Column(verbose_name="Games", accessor="pk", orderable=False, attrs=NUM)
+
+    class Meta(FastRowsTable.Meta):
+        orderable = True
+        empty_text = "No coach matches this search."
+
+    def __init__(self, *args, caption: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.caption = caption
+        self.game_counts: dict[int, int] = {}  # of the rows shown, by coach id: the view reads them for one page
+
+    def page_ids(self) -> list[int]:
+        return [row.record.pk for row in self.page.object_list]
+
+    def cell_number(self, record):
+        return _plain(str(record.number))
+
+    def cell_name(self, record):
+        if not hasattr(self, "_coach_url"):
+            self._coach_url = url_maker("coach_detail")
+        return record.name, _link(self._coach_url(record.number), record.name)
+
+    def cell_nationality(self, record):
+        code = vars(record)["nationality"] or ""  # the stored code, without a Country object per row
+        if not hasattr(self, "_language"):
+            self._language = get_language()
+        return _plain(_country_name(code, self._language) if code else "")
+
+    def cell_games(self, record):
+        return _plain(str(self.game_counts.get(record.pk, 0)))

@@ -28,6 +28,7 @@ urlpatterns = [
     path("rankings/<slug:system>/", views.ranking, name="rankings"),
     path("rankings/<slug:system>/latest/", views.ranking, name="ranking_latest"),
     path("rankings/<slug:system>/<month:month>/", views.ranking, name="ranking_month"),
+    path("coaches/", views.coach_list, name="coach_list"),
     path("coaches/<int:number>/", views.coach_detail, name="coach_detail"),
     path("coaches/<int:number>/breakdown/<slug:system>/", views.breakdown, name="breakdown"),
     path("lists/", views.rating_list_index, name="rating_list_index"),

@@ -19,10 +19,11 @@ from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, 
 from ratings.calculator_forms import CalculatorForm
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.glicko import GlickoConfig
-from ratings.filters import BreakdownForm, EventFilter, PublishedRankingFilter, RankingFilter
+from ratings.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
 from ratings.models import Method, RatingSystem
 from ratings.tables import (
     CoachEventTable,
+    CoachTable,
     EventTable,
     HistoryTable,
     ListEntryTable,
@@ -38,7 +39,7 @@ from ratingsite.formatting import rating_places
 from ratingsite.page_cache import cached_page, paginate_table
 from tournaments import permissions as perms
 from tournaments.models import Coach, Event
-from tournaments.selectors import coach_get
+from tournaments.selectors import coach_directory, coach_game_counts, coach_get, coach_numbers_known
 
 PER_PAGE = 50
 MAX_PER_PAGE = 200
@@ -113,16 +114,18 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     data = filterset.qs if valid else queryset.none()
     race = filterset.form.cleaned_data.get("race") if valid else None
     variant = filterset.form.cleaned_data.get("variant") if valid else None
-    # without a race chosen the overall rank orders the list, so it comes first
-    sequence = ["overall_rank", "rank", "..."] if system.per_race and race is None else None
+    export = request.GET.get("_export")
+    if export and export not in EXPORT_FORMATS:
+        return HttpResponseBadRequest("Only ?_export=csv is offered.", content_type="text/plain")
+    # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
+    # needs no column; a CSV keeps the unfiltered list's header whatever the filters
+    sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None
     table = table_class(
         data, system=system, inactive_rule=selectors.inactive_rule(system), sequence=sequence,
-        caption=_ranking_caption(system, publication or rating_list, filterset), exclude=["variant"] if variant else [], **extra,
+        caption=_ranking_caption(system, publication or rating_list, filterset), exclude=["variant"] if variant and not export else [],
+        **extra,
     )
-    export = request.GET.get("_export")
     if export:
-        if export not in EXPORT_FORMATS:
-            return HttpResponseBadRequest("Only ?_export=csv is offered.", content_type="text/plain")
         RequestConfig(request, paginate=False).configure(table)
         stamp = f"{month[0]:04d}-{month[1]:02d}" if month else timezone.now().date().isoformat()
         values = table.as_values()
@@ -163,7 +166,38 @@ def _ranking_caption(system, rating_list, filterset) -> str:
     return f"{system.name} ranking, {when}" + (f": {', '.join(chosen)}" if chosen else "")
 
 
-# --- coach page -----------------------------------------------------------------------------------
+# --- coach directory and coach page ---------------------------------------------------------------
+
+
+@cached_page
+def coach_list(request):
+    """The coach directory (where the header's search lands): every coach by name, searched by name or
+    number and filtered by nationality. A search that is a coach's federation number opens his page."""
+    filterset = CoachFilter(request.GET, queryset=coach_directory())
+    valid = filterset.is_valid()
+    data = filterset.form.cleaned_data if valid else {}
+    text = (data.get("q") or "").strip()
+    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+    if number is not None and not data.get("country") and coach_numbers_known(numbers=[number]):
+        return HttpResponseRedirect(reverse("coach_detail", args=[number]))
+    table = CoachTable(filterset.qs if valid else filterset.queryset.none(), caption=_coach_list_caption(data))
+    _paginate(request, table)
+    table.game_counts = coach_game_counts(coach_ids=table.page_ids())
+    status, page_message = 200 if valid else 400, None
+    asked = request.GET.get(table.prefixed_page_field)
+    if asked is not None and asked != str(table.page.number):
+        status = 404 if asked.isascii() and asked.isdigit() else 400
+        page_message = f"There is no page “{asked[:20]}” of this list: showing page {table.page.number} of {table.paginator.num_pages}."
+    return render(request, "ratings/coach_list.html", {
+        "filter": filterset, "table": table, "page_message": page_message,
+    }, status=status)
+
+
+def _coach_list_caption(data: dict) -> str:
+    chosen = [f"“{data['q'].strip()}”"] if (data.get("q") or "").strip() else []
+    if data.get("country"):
+        chosen.append(str(countries.name(data["country"]) or data["country"]))
+    return "Coaches by name" + (f": {', '.join(chosen)}" if chosen else "")
 
 
 @cached_page

@@ -12,12 +12,12 @@ from django.db.models import Max, Min, Q
 from django_countries import countries
 
 from ratingsite.widgets import FastSelect
-from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant
+from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant, public_q
 
 from .models import ROLL_UPS, SLICE
 from .ordering import game_order
 
-SANCTIONED_CHOICES = [("yes", "Sanctioned events only"), ("no", "Unsanctioned events only")]
+SANCTIONED_CHOICES = [("yes", "Sanctioned events only"), ("no", "Open play only (unsanctioned, never rated)")]
 FIRST_YEAR, LAST_YEAR = 1980, 2100
 
 
@@ -59,8 +59,9 @@ class Filters:
         return q
 
     def event_q(self, prefix: str = "event__") -> Q:
-        """The restriction on the events of games, sides or awards (`prefix` is the path to the event)."""
-        q = Q()
+        """The restriction on the events of games, sides or awards (`prefix` is the path to the event):
+        public events only, whatever the filters."""
+        q = public_q(prefix)
         if self.variant is not None:
             q &= Q(**{f"{prefix}variant": self.variant})
         if self.country:
@@ -158,7 +159,7 @@ class StatsFilter(django_filters.FilterSet):
         widget=forms.NumberInput(attrs={"size": 5}),
     )
     event = django_filters.ModelChoiceFilter(
-        queryset=Event.objects.all(), label="Event (number)", method="filter_games",
+        queryset=Event.objects.public(), label="Event (number)", method="filter_games",
         widget=forms.TextInput(attrs={"inputmode": "numeric", "size": 8}),
         error_messages={"invalid_choice": "No event has the number “%(value)s”."},
     )

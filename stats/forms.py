@@ -3,7 +3,8 @@ from django import forms
 
 from ratings.selectors import active_systems
 from ratingsite.widgets import FastSelect
-from tournaments.models import Coach, Race, Variant
+from tournaments.models import Coach, Race, Variant, search_key
+from tournaments.selectors import coach_search_q
 
 from .filters import CoachNumberField
 from .selectors import HEAD_TO_HEAD_MAX
@@ -12,17 +13,19 @@ HEAD_TO_HEAD_SLOTS = HEAD_TO_HEAD_MAX
 
 
 def coach_lookup(text: str) -> Coach:
-    """A coach by federation number, by exact name, or by the one name containing the text."""
+    """A coach by federation number, by exact name, or by the one name holding the text's words
+    (whatever the case and accents: coach_search_q)."""
     text = text.strip()
     if text.isdigit():
         coach = Coach.objects.filter(number=int(text)).first()
         if coach is None:
             raise forms.ValidationError(f"No coach has the federation number {text}.")
         return coach
-    exact = list(Coach.objects.filter(name__iexact=text)[:2])
+    key = search_key(text)
+    exact = list(Coach.objects.filter(search_name=key)[:2]) if key else []
     if len(exact) == 1:
         return exact[0]
-    candidates = exact or list(Coach.objects.filter(name__icontains=text).order_by("name", "number")[:6])
+    candidates = exact or list(Coach.objects.filter(coach_search_q(text, numbers=False)).order_by("search_name", "number")[:6])
     if not candidates:
         raise forms.ValidationError(f"No coach is called “{text}”.")
     if len(candidates) > 1:

@@ -7,7 +7,7 @@ from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, Sum, 
 from django.db.models.functions import Cast
 
 from ratingsite import formatting
-from tournaments.models import Award, Coach, Game, GameSide, Race, Variant
+from tournaments.models import Award, Coach, Game, GameSide, Race, Variant, public_q
 
 from .filters import Filters
 from .geo import COUNTRY_POINTS
@@ -67,10 +67,10 @@ GAME_RELATIONS = ("event__variant", "home_coach", "away_coach", "home_race", "aw
 
 
 def games_list(queryset: QuerySet | None = None, *, few: bool = False) -> QuerySet:
-    """Every game with an opponent, newest first. What the explorer shows of its event, coaches and
+    """Every game of a public event with an opponent, newest first. What the explorer shows of its event, coaches and
     races is fetched for one page at a time (`games_relations`), not joined into the sort."""
     queryset = Game.objects.all() if queryset is None else queryset
-    return queryset.filter(away_coach__isnull=False).order_by(*game_order(descending=True, few=few))
+    return queryset.filter(public_q("event__"), away_coach__isnull=False).order_by(*game_order(descending=True, few=few))
 
 
 def games_relations(games: list[Game]) -> list[Game]:
@@ -136,6 +136,7 @@ class Grid:
     races: list[Race]
     opponents: list[Race]
     cells: dict[tuple[int, int], Cell]
+    every_race: list[Race]  # the CSV's columns, the same whatever the filters
 
     def rows(self):
         """(race, [(opponent race, cell or None), ...]) for each row race."""
@@ -143,10 +144,11 @@ class Grid:
             yield race, [(opponent, self.cells.get((race.pk, opponent.pk))) for opponent in self.opponents]
 
     def csv_rows(self):
-        """The grid as the CSV export writes it: per opponent race, the win % and the games."""
-        yield ["Race", *(f"{o.name} {what}" for o in self.opponents for what in ("win %", "games"))]
-        for race, cells in self.rows():
-            yield [race.name, *(value for _, cell in cells for value in ((_percent(cell.ratio), cell.games) if cell else ("", "")))]
+        """The grid as the CSV export writes it: per race, met under the filters or not, the win % and the games."""
+        yield ["Race", *(f"{o.name} {what}" for o in self.every_race for what in ("win %", "games"))]
+        for race in self.races:
+            cells = [self.cells.get((race.pk, opponent.pk)) for opponent in self.every_race]
+            yield [race.name, *(value for cell in cells for value in ((_percent(cell.ratio), cell.games) if cell else ("", "")))]
 
 
 def race_matchups(filters: Filters) -> QuerySet:
@@ -176,7 +178,7 @@ def race_grid(rows) -> Grid:
         row_races.add(race)
         opponents.add(opponent)
     by_name = lambda race: race.name  # noqa: E731
-    return Grid(sorted(row_races, key=by_name), sorted(opponents, key=by_name), cells)
+    return Grid(sorted(row_races, key=by_name), sorted(opponents, key=by_name), cells, sorted(races.values(), key=by_name))
 
 
 def _percent(ratio: float) -> str:

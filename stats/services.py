@@ -10,7 +10,7 @@ from django.db.models.functions import ExtractYear
 from django.utils import timezone
 
 from ratingsite.broker import SETTLED, sent
-from tournaments.models import EventStatus, Game, GameSide
+from tournaments.models import EventStatus, Game, GameSide, public_q
 
 from .models import (
     ROLL_UPS,
@@ -108,8 +108,8 @@ def _roll_up(model, keys: list[str], totals: tuple[str, ...]) -> None:
 
 
 def _played_sides() -> QuerySet:
-    """Every coach's side of every game with an opponent (byes are not games for statistics)."""
-    return GameSide.objects.filter(opponent__isnull=False).order_by()
+    """Every coach's side of every game of a public event with an opponent (byes are not games for statistics)."""
+    return GameSide.objects.filter(public_q("event__"), opponent__isnull=False).order_by()
 
 
 REFRESH_LOCK = 72_615  # the advisory lock a statistics refresh holds until it commits
@@ -135,7 +135,7 @@ def summaries_refresh() -> SummaryRefresh:
     record_columns = [*SLICE, "games", "wins", "draws", "losses"]
 
     events = (
-        Game.objects.filter(away_coach__isnull=False).order_by()
+        Game.objects.filter(public_q("event__"), away_coach__isnull=False).order_by()
         .values(s_event=F("event"), **_slice_of("event__"))
         .annotate(s_games=Count("id"))
     )

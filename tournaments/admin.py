@@ -2,7 +2,7 @@
 services write the audit record and queue the recalculation (an admin save would do neither)."""
 from django.contrib import admin
 
-from .models import Award, Coach, Event, Game, Participant, Race, Round, Variant
+from .models import Award, Coach, Event, Game, Participant, Race, Round, Variant, search_key
 
 
 class ReadOnly:
@@ -37,8 +37,12 @@ class VariantAdmin(ReadOnly, admin.ModelAdmin):
 class CoachAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["number", "name", "nationality", "member_since", "member_until", "user"]
     list_filter = ["nationality", "member_since"]
-    search_fields = ["name", "=number"]
+    search_fields = ["search_name", "=number"]
     autocomplete_fields = ["user"]
+
+    def get_search_results(self, request, queryset, search_term):
+        # the search key of what was typed, as the site's searches match it ("toth" and "Tóth" find Tóth)
+        return super().get_search_results(request, queryset, search_key(search_term))
 
 
 class ParticipantInline(ReadOnly, admin.TabularInline):

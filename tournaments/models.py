@@ -3,6 +3,7 @@
 Rules that must never be broken live in database constraints, not only in forms.
 """
 import datetime as dt
+import unicodedata
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -57,9 +58,54 @@ class Variant(models.Model):
         return self.name
 
 
+# Letters NFKD leaves whole (no base letter plus accent), as a search types them.
+_UNDECOMPOSED = str.maketrans({
+    "ø": "o", "đ": "d", "ð": "d", "ł": "l", "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th", "ı": "i", "ħ": "h",
+    "ŧ": "t", "ŋ": "n", "ĸ": "k", "ə": "e",
+})
+_APOSTROPHES = str.maketrans("", "", "'’‘ʼ`´")
+SEARCH_NAME_LENGTH = 400  # a key can be longer than its name (ß gives ss)
+
+
+def search_key(text: str) -> str:
+    """A name as searches compare it, the same on every database: casefolded, accents dropped (NFKD
+    and the letters that do not decompose), apostrophes removed, other punctuation a space, words
+    separated by one space. "Tóth" and "toth" give "toth", "Černý" gives "cerny", "O'Brien" "obrien"."""
+    folded = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES).casefold())
+    plain = "".join(c for c in folded if unicodedata.category(c) != "Mn").translate(_UNDECOMPOSED)
+    return " ".join("".join(c if c.isalnum() else " " for c in plain).split())
+
+
+class CoachQuerySet(models.QuerySet):
+    """Writes in bulk keep `search_name` in step with `name`, as Coach.save() does."""
+
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        for coach in objs:
+            coach.search_name = coach.name_key()
+        return super().bulk_create(objs, *args, **kwargs)
+
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        objs = list(objs)
+        if "name" in fields:
+            fields = [*fields, "search_name"]
+            for coach in objs:
+                coach.search_name = coach.name_key()
+        return super().bulk_update(objs, fields, *args, **kwargs)
+
+    def update(self, **kwargs):
+        if isinstance(kwargs.get("name"), str):
+            kwargs["search_name"] = search_key(kwargs["name"])[:SEARCH_NAME_LENGTH]
+        return super().update(**kwargs)
+
+
 class Coach(models.Model):
     number = models.PositiveIntegerField(unique=True, help_text="Federation number.")
     name = models.CharField(max_length=200, db_index=True)
+    search_name = models.CharField(
+        max_length=SEARCH_NAME_LENGTH, blank=True, editable=False, db_index=True, db_default="",
+        help_text="The name as searches compare it (search_key), kept by save() and the bulk writes.",
+    )
     nationality = CountryField(blank=True, db_index=True)
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="coach"
@@ -67,6 +113,8 @@ class Coach(models.Model):
     member_since = models.DateField(null=True, blank=True)
     member_until = models.DateField(null=True, blank=True)
     birth_year = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    objects = CoachQuerySet.as_manager()
 
     class Meta:
         ordering = ["number"]
@@ -87,12 +135,39 @@ class Coach(models.Model):
     def __str__(self):
         return f"{self.name} ({self.number})"
 
+    def save(self, *args, **kwargs):
+        self.search_name = self.name_key()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "search_name"}
+        super().save(*args, **kwargs)
+
+    def name_key(self) -> str:
+        return search_key(self.name)[:SEARCH_NAME_LENGTH]
+
 
 class EventStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
     SUBMITTED = "submitted", "Submitted"
     SANCTIONED = "sanctioned", "Sanctioned"
     REJECTED = "rejected", "Rejected"
+    # recorded play that is no sanctioned event (the real data's open-play months): public, never rated
+    OPEN_PLAY = "open_play", "Open play (unsanctioned)"
+
+
+# What the public sees: sanctioned events and open play. Drafts, submitted and rejected events are
+# their organiser's and the staff's alone, on every page, export and count.
+PUBLIC_STATUSES = (EventStatus.SANCTIONED, EventStatus.OPEN_PLAY)
+
+
+def public_q(prefix: str = "") -> Q:
+    """The public events, as a condition on a model reaching Event through `prefix` ("event__" from a game)."""
+    return Q(**{f"{prefix}status__in": PUBLIC_STATUSES})
+
+
+class EventQuerySet(models.QuerySet):
+    def public(self) -> "EventQuerySet":
+        return self.filter(public_q())
 
 
 class Event(models.Model):
@@ -114,6 +189,8 @@ class Event(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = EventQuerySet.as_manager()
+
     class Meta:
         ordering = ["-start_date", "name"]
         constraints = [
@@ -134,6 +211,10 @@ class Event(models.Model):
     @property
     def is_sanctioned(self) -> bool:
         return self.status == EventStatus.SANCTIONED
+
+    @property
+    def is_public(self) -> bool:
+        return self.status in PUBLIC_STATUSES
 
 
 class Participant(models.Model):

@@ -4,21 +4,21 @@ from collections.abc import Iterable
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, Min, Q, QuerySet
 
-from .models import Award, Coach, Event, EventStatus, Game, GameSide, Participant, Race, ResultsUpload
+from .models import Award, Coach, Event, EventStatus, Game, GameSide, Participant, Race, ResultsUpload, public_q, search_key
 from .permissions import events_for
 from .uploads import RaceRef
 
 
 def federation_counts() -> dict:
-    """Headline counts for the home page."""
-    events = Event.objects.aggregate(
+    """Headline counts for the home page: of public events only."""
+    events = Event.objects.public().aggregate(
         total=Count("id"), first=Min("start_date"), last=Max("end_date")
     )
     return {
         "coaches": Coach.objects.count(),
         "events": events["total"],
         "sanctioned_events": Event.objects.filter(status=EventStatus.SANCTIONED).count(),
-        "games": Game.objects.count(),
+        "games": Game.objects.filter(public_q("event__")).count(),
         "first_date": events["first"],
         "last_date": events["last"],
     }
@@ -101,6 +101,37 @@ def coach_get(*, number: int) -> Coach:
     return Coach.objects.get(number=number)
 
 
+def coach_search_q(text: str, *, path: str = "", numbers: bool = True) -> Q:
+    """The coaches a search for `text` finds, as a condition on a model reaching Coach through `path`
+    ("coach__" from a rating): every word of it in the name, in any order and whatever the case and
+    accents (search_key on both sides, so SQLite and PostgreSQL agree), or, for digits, the coach of
+    that federation number too. Text with no letter or digit finds no one."""
+    words = search_key(text).split()
+    if not words:
+        return Q(**{f"{path}pk__in": []})
+    found = Q()
+    for word in words:
+        found &= Q(**{f"{path}search_name__contains": word})
+    text = text.strip()
+    if numbers and text.isascii() and text.isdigit():
+        found |= Q(**{f"{path}number": int(text)})
+    return found
+
+
+def coach_directory() -> QuerySet[Coach]:
+    """Every coach, by name as searches compare it (so "Ádám" files with "Adam"), then number."""
+    return Coach.objects.only("pk", "number", "name", "nationality").order_by("search_name", "number")
+
+
+def coach_game_counts(*, coach_ids: Iterable[int]) -> dict[int, int]:
+    """How many games of public events each of these coaches played, by coach id (none: absent)."""
+    rows = (
+        GameSide.objects.filter(public_q("event__"), coach_id__in=list(coach_ids))
+        .order_by().values("coach_id").annotate(games=Count("id")).values_list("coach_id", "games")
+    )
+    return dict(rows)
+
+
 def coach_numbers_known(*, numbers: Iterable[int]) -> set[int]:
     """Those of `numbers` that belong to a coach of the federation."""
     return set(Coach.objects.filter(number__in=numbers).values_list("number", flat=True))
@@ -135,10 +166,12 @@ def race_refs() -> list[RaceRef]:
 
 def member_list(*, query: str = "") -> QuerySet:
     """The accounts with their coach and roles, by user name; `query` keeps those whose user name,
-    e-mail or coach name contains it."""
+    e-mail contains it, or whose coach's name holds its words (coach_search_q)."""
     users = get_user_model().objects.select_related("coach").prefetch_related("groups").order_by("username")
     if query:
-        users = users.filter(Q(username__icontains=query) | Q(email__icontains=query) | Q(coach__name__icontains=query))
+        users = users.filter(
+            Q(username__icontains=query) | Q(email__icontains=query) | coach_search_q(query, path="coach__", numbers=False)
+        )
     return users
 
 

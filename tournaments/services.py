@@ -158,6 +158,8 @@ def event_sanction(*, event: Event, actor, note: str = "") -> Event:
     event = Event.objects.select_for_update().get(pk=event.pk)
     if event.status == EventStatus.SANCTIONED:
         raise ValidationError("This event is already sanctioned.")
+    if event.status == EventStatus.OPEN_PLAY:
+        raise ValidationError("Open play is recorded play, not an event of the federation: it is never sanctioned.")
     _ensure_plausible_dates(event)
     backdated = _is_backdated(event)
     before = event.status

@@ -27,27 +27,28 @@ from ratings.models import (
 )
 from ratings.replay import Ledger, replay
 from ratingsite.formatting import fixed, rating_places
-from tournaments.models import Coach, EventStatus, GameCorrection, Race, Variant
+from tournaments.models import PUBLIC_STATUSES, Coach, EventStatus, GameCorrection, Race, Variant
 
-# The games alone, in rating order: their events and races are a few thousand rows, joined in
-# Python from dictionaries (a join per row and a text slug per row cost more than the rest).
+# The games of public events alone (sanctioned, and open play for its footnoted rows), in rating order:
+# their events and races are a few thousand rows, joined in Python from dictionaries (a join per row
+# and a text slug per row cost more than the rest).
 _GAME_SQL = """
 SELECT g.id, {played_at}, g.event_id, g.home_coach_id, g.home_race_id, g.away_coach_id, g.away_race_id,
        g.home_touchdowns, g.away_touchdowns, g.kind, g.conceded_by, g.reported_on
 FROM tournaments_game g
-WHERE g.event_id IN (SELECT e.id FROM tournaments_event e WHERE e.status <> %s) {where}
+WHERE g.event_id IN (SELECT e.id FROM tournaments_event e WHERE e.status IN (%s, %s)) {where}
 ORDER BY g.played_at, g.id
 """
 
 _EVENTS_SQL = """
 SELECT e.id, v.slug, e.is_major, e.status, e.end_date FROM tournaments_event e
-JOIN tournaments_variant v ON v.id = e.variant_id WHERE e.status <> %s
+JOIN tournaments_variant v ON v.id = e.variant_id WHERE e.status IN (%s, %s)
 """
 
 _EVENT_COACHES_SQL = """
 SELECT event_id, COUNT(DISTINCT coach_id) FROM tournaments_gameside
 WHERE event_id IN (SELECT DISTINCT g.event_id FROM tournaments_game g JOIN tournaments_event e ON e.id = g.event_id
-                   WHERE e.status <> %s {where})
+                   WHERE e.status IN (%s, %s) {where})
 GROUP BY event_id
 """
 
@@ -66,7 +67,7 @@ def _as_date(value) -> dt.date:
 
 
 def _window(since: dt.datetime | None, until: dt.datetime | None, reported_since: dt.date | None = None) -> tuple[str, list]:
-    where, params = "", [EventStatus.DRAFT]
+    where, params = "", list(PUBLIC_STATUSES)
     if since is not None:
         where += " AND (g.played_at >= %s" + (" OR g.reported_on >= %s)" if reported_since else ")")
         params.append(since.replace(tzinfo=dt.UTC) if since.tzinfo is None else since)
@@ -81,7 +82,7 @@ def _window(since: dt.datetime | None, until: dt.datetime | None, reported_since
 def game_records(
     *, since: dt.datetime | None = None, until: dt.datetime | None = None, reported_since: dt.date | None = None,
 ) -> list[GameRecord]:
-    """Every recorded game outside draft events in [since, until), in rating order (time of play, id),
+    """Every recorded game of a public event (sanctioned, or open play) in [since, until), in rating order (time of play, id),
     and with `reported_since` also those played before `since` reported on or after that day (a
     KNSB replay from a checkpoint takes the late ones forward).
 
@@ -95,7 +96,7 @@ def game_records(
     sanctioned = EventStatus.SANCTIONED
     with connection.cursor() as cursor:
         if whole:
-            cursor.execute(_EVENTS_SQL, [EventStatus.DRAFT])
+            cursor.execute(_EVENTS_SQL, list(PUBLIC_STATUSES))
         else:  # only the events with games in the window
             cursor.execute(_EVENTS_SQL + f"AND e.id IN (SELECT g.event_id FROM tournaments_game g WHERE TRUE {where})", params)
         events = {

@@ -178,7 +178,7 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
     race (a busy coach's thousands of games are read once, and never meet the whole events table).
 
     Per race: games, wins, draws, losses, touchdowns and casualties, most games first. Events:
-    newest first, with race and record there. Draft events count for neither.
+    newest first, with race and record there. Only public events count (sanctioned, and open play).
     """
     counts = (
         GameSide.objects.filter(coach=coach)
@@ -199,7 +199,7 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
         rows = [dict(zip(("event_id", "race_id", *_TOTALS), values)) for values in cursor.fetchall()]
     events = {
         values[0]: dict(zip(_EVENT_KEYS, values[1:]))
-        for values in _by_ids(Event.objects.exclude(status=EventStatus.DRAFT), {row["event_id"] for row in rows})
+        for values in _by_ids(Event.objects.public(), {row["event_id"] for row in rows})
         .values_list("id", *EVENT_FIELDS)
     }
     races = {race.pk: race for race in Race.objects.all()}
@@ -529,10 +529,10 @@ def _day(value) -> dt.date | None:
 
 
 def public_events():
-    """Events anyone may see: every event but drafts, newest first, with their game count."""
+    """Events anyone may see (sanctioned, and open play), newest first, with their game count."""
     games = Game.objects.filter(event=OuterRef("pk")).order_by().values("event").annotate(n=Count("id")).values("n")
     return (
-        Event.objects.exclude(status=EventStatus.DRAFT)
+        Event.objects.public()
         .select_related("variant")
         .annotate(game_count=Subquery(games))
         .order_by("-start_date", "name", "id")
@@ -540,14 +540,14 @@ def public_events():
 
 
 def public_event_get(*, pk: int) -> Event:
-    """The public event (any but a draft) of that id, with its variant; raises Event.DoesNotExist."""
-    return Event.objects.select_related("variant").exclude(status=EventStatus.DRAFT).get(pk=pk)
+    """The public event (sanctioned, or open play) of that id, with its variant; raises Event.DoesNotExist."""
+    return Event.objects.select_related("variant").public().get(pk=pk)
 
 
 def event_years() -> list[int]:
     """The years with public events, newest first."""
     return sorted(
-        {d.year for d in Event.objects.exclude(status=EventStatus.DRAFT).dates("start_date", "year")}, reverse=True
+        {d.year for d in Event.objects.public().dates("start_date", "year")}, reverse=True
     )
 
 

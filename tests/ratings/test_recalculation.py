@@ -79,12 +79,13 @@ def test_elo_recalculation_reproduces_the_four_coach_example(four_coach_event):
     assert {round(r.k, 6) for r in rows} == {4.0}
 
 
-def test_unsanctioned_games_keep_a_footnoted_row_and_count_for_no_one():
+def test_open_play_keeps_a_footnoted_row_and_counts_for_no_one_and_a_private_event_has_no_row():
     coaches = CoachFactory.create_batch(2)
-    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (1, 0))]], status="submitted")
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (1, 0))]], status="open_play")
+    add_event(coaches, dt.date(2024, 3, 9), [[(0, 1, (1, 0))]], status="submitted")
     run("elo")
-    rows = list(CalculationRow.objects.filter(system__slug="elo").values_list("counted", "reason"))
-    assert rows == [(False, "event_not_sanctioned"), (False, "event_not_sanctioned")]
+    rows = list(CalculationRow.objects.filter(system__slug="elo").values_list("counted", "reason", "game__event__status"))
+    assert rows == [(False, "event_not_sanctioned", "open_play"), (False, "event_not_sanctioned", "open_play")]
     assert CurrentRating.objects.filter(system__slug="elo").count() == 0
 
 

@@ -43,7 +43,7 @@ def league(db) -> League:
     utrecht = EventFactory(name="Utrecht Open", start_date=dt.date(2022, 5, 7), country="NL", city="Utrecht",
                            latitude="52.09000", longitude="5.12000")
     london = EventFactory(name="London Bash", start_date=dt.date(2023, 9, 2), country="GB", city="London",
-                          status=EventStatus.SUBMITTED)
+                          status=EventStatus.OPEN_PLAY)
     sevens = EventFactory(name="Sevens Cup", start_date=dt.date(2023, 3, 4), country="NL", city="Utrecht",
                           variant=variant("sevens"), latitude="52.10000", longitude="5.10000")
     r1, r2 = RoundFactory(event=utrecht, number=1), RoundFactory(event=utrecht, number=2)

@@ -74,17 +74,23 @@ def tournament(event, numbers: list[int], rounds: int) -> dict:
 
 
 class Controls(HTMLParser):
-    """The value of every named control of a page, as its form would send it."""
+    """The value of every named control of a page's posted forms, as the form would send it (the
+    header's search form is not the entry's)."""
 
     def __init__(self, html: str):
         super().__init__()
         self.values: dict[str, str] = {}
         self._select = None
         self._first_option = None
+        self._posted = False
         self.feed(html)
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag == "form":
+            self._posted = (attrs.get("method") or "").lower() == "post"
+        elif not self._posted:
+            return
         if tag == "input" and attrs.get("name") and (attrs.get("type") not in ("checkbox", "radio") or "checked" in attrs):
             self.values[attrs["name"]] = attrs.get("value") or ""
         elif tag == "select":
@@ -97,6 +103,8 @@ class Controls(HTMLParser):
                 self.values[self._select] = value
 
     def handle_endtag(self, tag):
+        if tag == "form":
+            self._posted = False
         if tag == "select" and self._select:
             # a select without a selected option sends its first option
             self.values.setdefault(self._select, self._first_option or "")

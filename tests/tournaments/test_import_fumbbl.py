@@ -73,8 +73,8 @@ def test_events_are_named_dated_and_sanctioned_by_the_conventions(fumbbl_data):
         # Games in 2020 and 2022: the variant of its first game.
         "fumbbl-tournament:51738": ("Hemliga Sommarpokalen I", "Classic", "2020-07-10", "2022-03-21", "sanctioned"),
         "fumbbl-tournament:52144": ("FUMBBL tournament 52144", "Classic", "2020-08-11", "2020-08-11", "sanctioned"),
-        "fumbbl-open:2020-08": ("FUMBBL open play 2020-08", "Classic", "2020-08-02", "2020-08-02", "rejected"),
-        "fumbbl-open:2022-03": ("FUMBBL open play 2022-03", "Blood Bowl 2020", "2022-03-12", "2022-03-12", "rejected"),
+        "fumbbl-open:2020-08": ("FUMBBL open play 2020-08", "Classic", "2020-08-02", "2020-08-02", "open_play"),
+        "fumbbl-open:2022-03": ("FUMBBL open play 2022-03", "Blood Bowl 2020", "2022-03-12", "2022-03-12", "open_play"),
     }
     assert not Event.objects.filter(is_major=True).exists()
 

@@ -59,8 +59,8 @@ def build_league():
     play(c2, anna, fay, (0, 0), home_race="human", away_race="skaven", kind=GameKind.FORFEIT)
     play(c2, eva, bert, (2, 1), home_race="dwarf", away_race="orc")
 
-    # Not sanctioned: its game counts for no one.
-    bash = EventFactory(name="Garage Bash", start_date=dt.date(2024, 5, 4), status=EventStatus.SUBMITTED)
+    # Open play, not sanctioned: public, its game counts for no one.
+    bash = EventFactory(name="Garage Bash", start_date=dt.date(2024, 5, 4), status=EventStatus.OPEN_PLAY)
     play(RoundFactory(event=bash, number=1), anna, bert, (1, 0), home_race="human", away_race="orc")
 
     # A league where the six play each other: enough games for KNSB start ratings.

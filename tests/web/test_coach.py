@@ -52,7 +52,7 @@ def test_history_system_is_chosen_in_the_query_string(client, league):
 def test_events_and_awards(client, league):
     response = client.get("/coaches/101/")
     events = table(response, "Events attended")
-    assert column(events, "Event") == ["Summer League", "Garage Bash submitted", "Utrecht Cup", "Dutch Open"]
+    assert column(events, "Event") == ["Summer League", "Garage Bash open play", "Utrecht Cup", "Dutch Open"]
     assert column(events, "W-D-L") == ["2-2-1", "1-0-0", "1-1-0", "1-0-1"]
     awards = table(response, "Awards")
     assert awards["rows"] == [("", ["2024-03-02", "Dutch Open", "Most touchdowns", ""])]

@@ -19,12 +19,14 @@ def test_only_sanctioned_events_by_default(client, league):
     assert event_names(response) == ["Summer League", "Utrecht Cup", "Dutch Open", "Paris Classic"]
 
 
-def test_other_statuses_on_request_but_never_drafts(client, league):
-    EventFactory(name="Secret Draft", status="draft")
+def test_open_play_on_request_but_never_a_draft_a_submitted_or_a_rejected_event(client, league):
+    for status in ("draft", "submitted", "rejected"):
+        EventFactory(name=f"Secret {status}", status=status)
     assert event_names(client.get("/events/?status=any")) == [
         "Summer League", "Garage Bash", "Utrecht Cup", "Dutch Open", "Paris Classic",
     ]
-    assert event_names(client.get("/events/?status=submitted")) == ["Garage Bash"]
+    assert event_names(client.get("/events/?status=open_play")) == ["Garage Bash"]
+    assert client.get("/events/?status=submitted").status_code == 400
 
 
 @pytest.mark.parametrize("query, names", [
@@ -86,12 +88,12 @@ def test_standings_from_another_system(client, league):
     assert client.get(f"/events/{league['dutch'].pk}/?system=chess").status_code == 404
 
 
-def test_a_submitted_event_is_public_but_a_draft_is_not(client, league):
+def test_open_play_is_public_but_a_draft_a_submitted_or_a_rejected_event_is_not(client, league):
     response = client.get(f"/events/{league['bash'].pk}/")
     assert response.status_code == 200
-    assert "its games count for no rating" in response.content.decode()
-    draft = EventFactory(name="Draft", status="draft")
-    assert client.get(f"/events/{draft.pk}/").status_code == 404
+    assert "<strong>Open play (unsanctioned)</strong>: its games count for no rating" in response.content.decode()
+    for status in ("draft", "submitted", "rejected"):
+        assert client.get(f"/events/{EventFactory(name=status, status=status).pk}/").status_code == 404
     assert client.get("/events/999999/").status_code == 404
 
 

@@ -15,7 +15,7 @@ def test_home_counts_coaches_events_and_games(client):
     response = client.get("/")
     assert response.status_code == 200
     counts = response.context["counts"]
-    assert (counts["coaches"], counts["events"], counts["sanctioned_events"], counts["games"]) == (4, 2, 1, 2)
+    assert (counts["coaches"], counts["events"], counts["sanctioned_events"], counts["games"]) == (4, 1, 1, 2)  # not the draft
     assert "Dutch Open" in response.content.decode()
 
 

@@ -52,10 +52,9 @@ FEDERATION_RACE_NAMES = {"Elven Union": "Elf Union"}
 CLASSIC = "Classic"
 BLOOD_BOWL_2020 = "Blood Bowl 2020"
 BLOOD_BOWL_2020_FROM = dt.date(2021, 1, 1)
-# Open play is recorded and counted in statistics but never rated. "Rejected" is the one final,
-# unsanctioned status: it keeps these events out of the sanctioning queue (submitted) and does not
-# pass them off as an organiser's unfinished entry (draft).
-OPEN_PLAY_STATUS = EventStatus.REJECTED
+# Open play is recorded and counted in statistics but never rated: a status of its own, public and
+# out of the sanctioning queue.
+OPEN_PLAY_STATUS = EventStatus.OPEN_PLAY
 CONCEDED_BY = {"None": None, "": None, "Team1": Side.HOME, "Team2": Side.AWAY}
 
 GAME_SOURCE_PREFIX = "fumbbl-match:"
