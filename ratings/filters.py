@@ -74,8 +74,9 @@ class RankingFilter(django_filters.FilterSet):
         widget=FastSelect(cache=partial(cached_choices, "variants")),
     )
     race = django_filters.ModelChoiceFilter(
-        queryset=Race.objects.order_by("name"), to_field_name="slug", empty_label="All races",
-        widget=FastSelect(cache=partial(cached_choices, "races")),
+        # the ranked races: only they are rated (an unranked roster's games count for no one)
+        queryset=Race.objects.filter(ranked=True).order_by("name"), to_field_name="slug", empty_label="All races",
+        widget=FastSelect(cache=partial(cached_choices, "ranked-races")),
     )
     country = django_filters.ChoiceFilter(
         field_name="coach__nationality", choices=coach_countries, empty_label="All countries", label="Nationality",

@@ -17,6 +17,8 @@ from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant, p
 from .models import ROLL_UPS, SLICE
 from .ordering import game_order
 
+RACES_ALL = "all"
+RACES_CHOICES = [(RACES_ALL, "Every race and roster (ranked or not)")]
 SANCTIONED_CHOICES = [("yes", "Sanctioned events only"), ("no", "Open play only (unsanctioned, never rated)")]
 FIRST_YEAR, LAST_YEAR = 1980, 2100
 
@@ -34,6 +36,7 @@ class Filters:
     nationality: str = ""
     event: Event | None = None
     min_games: int | None = None
+    races: str = ""  # "all": every race and roster; otherwise the ranked races only
 
     def slice_q(self, *, race: bool = True, coach: bool = True, rolled_up: bool = True) -> Q:
         """The restriction on a summary table (columns variant, country, year, sanctioned, race, coach).
@@ -74,6 +77,20 @@ class Filters:
             q &= ~Q(**{f"{prefix}status": EventStatus.SANCTIONED})
         if self.event is not None:
             q &= Q(**{prefix.removesuffix("__") or "pk": self.event})
+        return q
+
+    @property
+    def ranked_only(self) -> bool:
+        """Whether race views show the ranked races only: the default (hundreds of online roster names
+        otherwise), unless every race is asked for or the race chosen is not ranked."""
+        return self.races != RACES_ALL and (self.race is None or self.race.ranked)
+
+    def race_scope_q(self, *paths: str) -> Q:
+        """The ranked races only, unless every race was asked for: a condition on each race path given."""
+        q = Q()
+        if self.ranked_only:
+            for path in paths or ("race",):
+                q &= Q(**{f"{path}__ranked": True})
         return q
 
     @property
@@ -158,6 +175,10 @@ class StatsFilter(django_filters.FilterSet):
         label="Minimum games", method="filter_games", min_value=0,
         widget=forms.NumberInput(attrs={"size": 5}),
     )
+    races = django_filters.ChoiceFilter(
+        choices=RACES_CHOICES, label="Races", empty_label="Ranked races", method="filter_races", widget=FastSelect,
+        error_messages={"invalid_choice": "Races is “all” or empty (the ranked races), not “%(value)s”."},
+    )
     event = django_filters.ModelChoiceFilter(
         queryset=Event.objects.public(), label="Event (number)", method="filter_games",
         widget=forms.TextInput(attrs={"inputmode": "numeric", "size": 8}),
@@ -173,6 +194,13 @@ class StatsFilter(django_filters.FilterSet):
 
     def __init__(self, data=None, *args, names: tuple[str, ...] | None = None, **kwargs):
         super().__init__(data, *args, **kwargs)
+        race = self.form.fields.get("race")
+        if race is not None and (data or {}).get("races") != RACES_ALL:
+            # the ranked races to choose from, and an unranked one only when it is asked for by its slug
+            asked = (data or {}).get("race") or ""
+            race.widget.choices = [
+                (str(value), label) for value, label in race.choices if not value or str(value) == asked or value.instance.ranked
+            ]
 
     @classmethod
     @functools.cache
@@ -196,6 +224,10 @@ class StatsFilter(django_filters.FilterSet):
             for name, errors in self.form.errors.items()
             for error in errors
         ]
+
+    def filter_races(self, queryset, name, value):
+        """Which races the race views list: the games explorer lists every game whatever it is."""
+        return queryset
 
     def filter_games(self, queryset, name, value):
         """Applied to games (the explorer): each filter on the game's event, coaches or races."""

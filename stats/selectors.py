@@ -98,9 +98,9 @@ def games_count(filters: Filters) -> int | None:
 def race_records(filters: Filters) -> QuerySet:
     """Per race: games, wins, draws, losses and win ratio, most games first."""
     if filters.coach is not None:
-        rows = CoachRaceSummary.objects.filter(filters.slice_q())
+        rows = CoachRaceSummary.objects.filter(filters.slice_q(), filters.race_scope_q())
     else:
-        rows = RaceMatchupSummary.objects.filter(filters.slice_q())
+        rows = RaceMatchupSummary.objects.filter(filters.slice_q(), filters.race_scope_q())
     return (
         rows.values("race__slug", "race__name").order_by()
         .annotate(**_totals()).annotate(ratio=win_ratio())
@@ -154,22 +154,24 @@ class Grid:
 def race_matchups(filters: Filters) -> QuerySet:
     """Per pair of races: the row race's games, wins, draws, losses and win ratio against the other."""
     if filters.coach is not None:
-        rows = _coach_sides(filters)
+        rows = _coach_sides(filters).filter(filters.race_scope_q("race", "opponent_race"))
         if filters.race is not None:
             rows = rows.filter(race=filters.race)
         rows = rows.values("race__slug", "race__name", "opponent_race__slug", "opponent_race__name").annotate(**_side_totals())
     else:
         rows = (
-            RaceMatchupSummary.objects.filter(filters.slice_q())
+            RaceMatchupSummary.objects.filter(filters.slice_q(), filters.race_scope_q("race", "opponent_race"))
             .values("race__slug", "race__name", "opponent_race__slug", "opponent_race__name").order_by()
             .annotate(**_totals())
         )
     return rows.annotate(ratio=win_ratio()).order_by("race__name", "opponent_race__name")
 
 
-def race_grid(rows) -> Grid:
-    """Each race against each other race, from the rows of `race_matchups`."""
-    races = {race.slug: race for race in Race.objects.all()}
+def race_grid(rows, filters: Filters | None = None) -> Grid:
+    """Each race against each other race, from the rows of `race_matchups` (the CSV's columns: every
+    race in the filters' scope, ranked ones by default)."""
+    scope = Race.objects.filter(ranked=True) if (filters or Filters()).ranked_only else Race.objects.all()
+    races = {race.slug: race for race in scope}
     cells = {}
     row_races, opponents = set(), set()
     for row in rows:
@@ -208,7 +210,7 @@ def head_to_head_games(coaches: list[Coach], filters: Filters) -> QuerySet:
 def differentials(filters: Filters) -> list[dict]:
     """Per race the coach played: his record and win ratio, the race's average and the difference."""
     mine = list(
-        CoachRaceSummary.objects.filter(filters.slice_q(race=False))
+        CoachRaceSummary.objects.filter(filters.slice_q(race=False), filters.race_scope_q())
         .values("race", "race__slug", "race__name").order_by()
         .annotate(**_totals()).annotate(ratio=win_ratio())
         .order_by("-games", "race__name")
@@ -244,7 +246,7 @@ def top_lists(filters: Filters, limit: int = TOP) -> dict[str, list[dict]]:
     lists = {
         "games": per_coach.annotate(games=Sum("games")).order_by("-games", "coach")[:limit],
         "race": (
-            _per_coach(CoachRaceSummary, filters).values("coach", "race__slug", "race__name")
+            _per_coach(CoachRaceSummary, filters).filter(filters.race_scope_q()).values("coach", "race__slug", "race__name")
             .annotate(games=Sum("games")).order_by("-games", "coach", "race__name")[:limit]
         ),
         "events": per_coach.annotate(events=Sum("events"), games=Sum("games")).order_by("-events", "-games", "coach")[:limit],
@@ -258,8 +260,10 @@ def _per_coach(model, filters: Filters):
 
 
 def races_played(filters: Filters) -> QuerySet:
-    """Per coach id: how many different races he played, and his games."""
-    return _per_coach(CoachRaceSummary, filters).annotate(races=Count("race", distinct=True), games=Sum("games"))
+    """Per coach id: how many different races he played (ranked ones, unless every race was asked
+    for), and his games with them."""
+    rows = _per_coach(CoachRaceSummary, filters).filter(filters.race_scope_q())
+    return rows.annotate(races=Count("race", distinct=True), games=Sum("games"))
 
 
 def legends_by_races(filters: Filters, threshold: int = LEGEND_RACES) -> list[dict]:

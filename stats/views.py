@@ -40,7 +40,7 @@ from .tables import (
     TopRaceTable,
 )
 
-GAME_FILTERS = ("variant", "country", "year", "race", "coach", "sanctioned")
+GAME_FILTERS = ("variant", "country", "year", "race", "coach", "sanctioned", "races")
 EXPORT_PARAMS = {"_export", "_table"}
 PER_PAGE = 50
 
@@ -170,7 +170,7 @@ def race_grid(request):
     context = {"title": "Race grid", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/race_grid.html", {**context, "errors": filterset.messages()})
-    grid = selectors.race_grid(selectors.race_matchups(filters))
+    grid = selectors.race_grid(selectors.race_matchups(filters), filters)
     if request.GET.get("_export") == "csv":
         return rows_csv_response(grid.csv_rows(), "race-grid")
     return _page(request, "stats/race_grid.html", {**context, "grid": grid, "grid_rows": charts.race_grid(grid)})
@@ -260,7 +260,7 @@ def head_to_head(request):
 @cached_page
 @canonical_query
 def differentials(request):
-    filterset, filters = _filters(request, ("coach", "variant", "country", "year", "sanctioned"))
+    filterset, filters = _filters(request, ("coach", "variant", "country", "year", "sanctioned", "races"))
     context = {"title": "Differentials", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/differentials.html", {**context, "errors": filterset.messages()})
@@ -277,7 +277,7 @@ def differentials(request):
 @cached_page
 @canonical_query
 def top(request):
-    filterset, filters = _filters(request, ("variant", "country", "nationality", "year", "sanctioned"))
+    filterset, filters = _filters(request, ("variant", "country", "nationality", "year", "sanctioned", "races"))
     context = {"title": "Top 10s", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/top.html", {**context, "errors": filterset.messages()})
@@ -321,7 +321,7 @@ def awards(request):
 @cached_page
 @canonical_query
 def legends(request):
-    filterset, filters = _filters(request, ("variant", "sanctioned"))
+    filterset, filters = _filters(request, ("variant", "sanctioned", "races"))
     context = {"title": "Legends", "filterset": filterset, "threshold": selectors.LEGEND_RACES}
     if filters is None:
         return _page(request, "stats/legends.html", {**context, "errors": filterset.messages()})
