@@ -12,7 +12,8 @@ another process's change shows once `TIMEOUT` has passed.
 
 One render at a time per address: after a change, the first request of a page renders it and the
 others asking for it meanwhile wait for that answer (up to `WAIT`), instead of all rendering it at
-once on the same cores.
+once on the same cores. A streamed answer is no such render: it lasts as long as its slowest reader,
+so the others stop waiting as soon as it starts streaming and stream their own.
 """
 from __future__ import annotations
 
@@ -136,7 +137,9 @@ def cached_page(view):
             return response
         headers = [(header, response[header]) for header in KEPT_HEADERS if header in response]
         if response.streaming:
-            response.streaming_content = _kept_as_streamed(response.streaming_content, key, headers, rendering)
+            # waiting for a stream to end would hold back the others' first byte until then (up to WAIT)
+            _done(key, rendering)
+            response.streaming_content = _kept_as_streamed(response.streaming_content, key, headers)
             return response
         _keep(key, headers, zlib.compress(response.content, 1))
         _done(key, rendering)
@@ -182,23 +185,20 @@ def _done(key: str, rendering: bool) -> None:
         cache.delete(_rendering(key))
 
 
-def _kept_as_streamed(chunks: Iterable[bytes], key: str, headers: list, rendering: bool) -> Iterator[bytes]:
+def _kept_as_streamed(chunks: Iterable[bytes], key: str, headers: list) -> Iterator[bytes]:
     """The chunks as they stream, compressed on the side and kept once the last has gone (not if
     the download stopped half-way, nor past MAX_BYTES)."""
     packer, packed, size = zlib.compressobj(1), [], 0
-    try:
-        for chunk in chunks:
-            if packed is not None:
-                piece = packer.compress(chunk)
-                size += len(piece)
-                packed.append(piece)
-                if size > MAX_BYTES:
-                    packed = None
-            yield chunk
+    for chunk in chunks:
         if packed is not None:
-            _keep(key, headers, b"".join([*packed, packer.flush()]))
-    finally:
-        _done(key, rendering)
+            piece = packer.compress(chunk)
+            size += len(piece)
+            packed.append(piece)
+            if size > MAX_BYTES:
+                packed = None
+        yield chunk
+    if packed is not None:
+        _keep(key, headers, b"".join([*packed, packer.flush()]))
 
 
 def checked_parameters(view):

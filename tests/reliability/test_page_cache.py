@@ -20,7 +20,7 @@ from stats.services import summaries_refresh
 from tests.factories import RoundFactory, play
 from tests.roles import staff
 from tests.web.conftest import build_league, column, recalculate_all, table
-from tournaments.models import Game
+from tournaments.models import Event, EventStatus, Game
 from tournaments.services import event_sanction, game_correct
 
 CACHED_PAGES = [
@@ -67,6 +67,8 @@ def test_each_query_string_is_its_own_page(client, federation):
 
 
 def test_a_sanction_shows_on_the_next_request(client, federation):
+    Event.objects.filter(pk=federation["bash"].pk).update(status=EventStatus.SUBMITTED)  # open play is never sanctioned
+    federation["bash"].refresh_from_db()
     assert "Garage Bash" not in column(table(client.get("/events/"), "Events"), "Event")
     assert elo_games(client)["Anna Jansen"] == "8"
     event_sanction(event=federation["bash"], actor=staff())  # its runs go in-process once it commits
