@@ -1,5 +1,7 @@
 """Forms of the organiser, staff and account pages: they parse input; the services decide and write."""
 import hashlib
+import re
+from dataclasses import dataclass
 from pathlib import PurePath
 
 from django import forms
@@ -12,7 +14,7 @@ from django.forms.models import ModelChoiceIterator
 from django.utils import timezone
 
 from . import selectors
-from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side
+from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side, search_key
 from .uploads import (
     FIRST_PLAY_DATE,
     MAX_CASUALTIES,
@@ -22,6 +24,7 @@ from .uploads import (
     AwardEntry,
     GameEntry,
     ParticipantEntry,
+    RaceLookup,
     RoundEntry,
     check_awards,
     check_participants,
@@ -124,9 +127,9 @@ def _ranked_races():
     return Race.objects.filter(ranked=True).order_by("name")
 
 
-def _ranked_races_by_slug() -> dict[str, Race]:
-    """The ranked races by slug, in the order the dropdowns offer them: one query for a whole page."""
-    return {race.slug: race for race in _ranked_races()}
+def _page_races() -> RaceLookup:
+    """Every race, found by slug or name, the ranked ones offered: one query for a whole page."""
+    return RaceLookup(Race.objects.order_by("name"))
 
 
 class RaceChoiceIterator(ModelChoiceIterator):
@@ -138,32 +141,32 @@ class RaceChoiceIterator(ModelChoiceIterator):
             return
         if self.field.empty_label is not None:
             yield ("", self.field.empty_label)
-        for race in self.field.races.values():
+        for race in self.field.races.ranked():
             yield self.choice(race)
 
     def __len__(self):
         if self.field.races is None:
             return super().__len__()
-        return len(self.field.races) + (1 if self.field.empty_label is not None else 0)
+        return len(self.field.races.ranked()) + (1 if self.field.empty_label is not None else 0)
 
     def __bool__(self):
         if self.field.races is None:
             return super().__bool__()
-        return self.field.empty_label is not None or bool(self.field.races)
+        return self.field.empty_label is not None or bool(self.field.races.ranked())
 
 
 class RaceField(forms.ModelChoiceField):
-    """A ranked race, chosen by its slug.
+    """A ranked race, chosen by its slug (or, posted by hand, its name: RaceLookup.find).
 
-    A form may hand it `races` (_ranked_races_by_slug(), shared by every row of a formset); it then
-    offers and finds those without a query. Not handed any, it queries as a ModelChoiceField does.
+    A form may hand it `races` (_page_races(), shared by every row of a formset); it then offers
+    and finds those without a query. Not handed any, it queries as a ModelChoiceField does.
     """
 
     iterator = RaceChoiceIterator
 
     def __init__(self, **kwargs):
         kwargs.setdefault("error_messages", {"invalid_choice": "Choose one of the federation's ranked races."})
-        self.races: dict[str, Race] | None = None
+        self.races: RaceLookup | None = None
         super().__init__(queryset=_ranked_races(), to_field_name="slug", **kwargs)
 
     def to_python(self, value):
@@ -172,8 +175,12 @@ class RaceField(forms.ModelChoiceField):
         if value in self.empty_values:
             return None
         self.validate_no_null_characters(value)
-        race = self.races.get(value.slug if isinstance(value, Race) else str(value))
+        race, problem = self.races.find(value.slug if isinstance(value, Race) else str(value))
+        if race is None and problem.startswith("'"):
+            problem = self.error_messages["invalid_choice"]
         if race is None:
+            raise ValidationError(problem, code="invalid_choice", params={"value": value})
+        if not race.ranked:
             raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice", params={"value": value})
         return race
 
@@ -181,15 +188,50 @@ class RaceField(forms.ModelChoiceField):
 class _RaceRowForm(forms.Form):
     """A row with RaceFields, taking the page's races once through the formset's form_kwargs."""
 
-    def __init__(self, *args, races: dict[str, Race] | None = None, **kwargs):
+    def __init__(self, *args, races: RaceLookup | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         for field in self.fields.values():
             if isinstance(field, RaceField):
                 field.races = races
 
 
-def _number(label: str = "Federation number", required: bool = True) -> forms.IntegerField:
-    return forms.IntegerField(label=label, required=required, min_value=1, widget=NUMBER)
+# The page's one <datalist> of its participants, suggested on every coach input.
+COACH_LIST = "event-coaches"
+NAME_AND_NUMBER = re.compile(r"^(?P<name>.*?)\s*\((?P<number>\d{1,10})\)$")
+
+
+@dataclass(frozen=True)
+class CoachText:
+    """A coach typed as a name ("Anna Smit"), or a name with a number ("Anna Smit (101)") to check."""
+
+    name: str
+    number: int | None = None
+
+
+class CoachField(forms.CharField):
+    """A coach by federation number ("101"), as the suggestions give him ("Anna Smit (101)"), or by
+    name ("Anna Smit"): digits give the number; the rest a CoachText that EventEntry looks up."""
+
+    widget = forms.TextInput(attrs={"list": COACH_LIST, "autocomplete": "off", "class": "coach", "maxlength": "200"})
+
+    def to_python(self, value):
+        text = super().to_python(value)
+        if text in self.empty_values:
+            return None
+        if len(text) > 200:
+            raise ValidationError("A coach's name has at most 200 characters.", code="max_length")
+        if text.isascii() and text.isdigit():
+            number = int(text)
+            if not 1 <= number <= 2**31 - 1:
+                raise ValidationError(f"No coach has the number {text}.", code="invalid")
+            return number
+        if match := NAME_AND_NUMBER.match(text):
+            return CoachText(match["name"], int(match["number"]))
+        return CoachText(text)
+
+
+def _number(label: str = "Coach", required: bool = True) -> CoachField:
+    return CoachField(label=label, required=required, help_text="Federation number, or name (suggestions as you type).")
 
 
 def _score(label: str, limit: int, what: str, *, required: bool = True) -> forms.IntegerField:
@@ -249,6 +291,7 @@ class AwardForm(_RaceRowForm):
 
 
 ParticipantFormSet = formset_factory(ParticipantForm, extra=4, can_delete=True)
+MORE_GAME_ROWS = 8
 RoundFormSet = formset_factory(RoundForm, extra=2, can_delete=True)
 GameFormSet = formset_factory(GameForm, extra=4, can_delete=True)
 AwardFormSet = formset_factory(AwardForm, extra=2, can_delete=True)
@@ -270,19 +313,41 @@ def _attach(formset, errors) -> None:
         form.add_error(error.column if error.column in form.fields else None, error.message)
 
 
+def with_more_game_rows(data, count: int = MORE_GAME_ROWS):
+    """The posted entry page with `count` more empty game rows, each as a page's empty row is posted
+    (so an untouched one stays unchanged and is skipped)."""
+    data = data.copy()
+    try:
+        total = int(data.get("games-TOTAL_FORMS", ""))
+    except ValueError:
+        return data
+    total = max(0, min(total, GameFormSet.max_num - count))
+    for index in range(total, total + count):
+        for name, field in GameForm.base_fields.items():
+            data.setdefault(f"games-{index}-{name}", "" if field.initial is None else str(field.initial))
+    data["games-TOTAL_FORMS"] = str(total + count)
+    return data
+
+
 class EventEntry:
     """The whole entry page of one event: its form and the participant, round, game and award formsets.
 
-    is_valid() runs each form's own checks and then the rules across rows (uploads.check_*), putting
-    every message on the row it is about; entries() hands the service what it saves.
+    is_valid() runs each form's own checks, finds the coaches typed by name, and then runs the rules
+    across rows (uploads.check_*), putting every message on the row it is about; error_summary()
+    lists them all; entries() hands the service what it saves. Until is_valid() runs (a page given
+    more rows), the typed values are shown without their errors.
     """
+
+    SECTIONS = {"participants": "Participant", "rounds": "Round", "games": "Game", "awards": "Award"}
+    COACH_FIELDS = {"participants": ("coach",), "games": ("home_coach", "away_coach"), "awards": ("coach",)}
 
     def __init__(self, data=None, *, event: Event):
         self.event = event
+        self.checked = False
         initial = self._initial(event) if data is None else {}
         self.form = EventForm(data, instance=event, prefix="event")
         # every race dropdown of the page offers, and checks against, this one read of the races
-        rows = {"races": _ranked_races_by_slug()}
+        rows = {"races": _page_races()}
         self.participants = ParticipantFormSet(data, prefix="participants", initial=initial.get("participants"), form_kwargs=rows)
         self.rounds = RoundFormSet(data, prefix="rounds", initial=initial.get("rounds"))
         self.games = GameFormSet(data, prefix="games", initial=initial.get("games"), form_kwargs=rows)
@@ -320,8 +385,11 @@ class EventEntry:
         return [self.participants, self.rounds, self.games, self.awards]
 
     def is_valid(self) -> bool:
+        self.checked = True
         valid = self.form.is_valid()
         valid = all([fs.is_valid() for fs in self.formsets]) and valid
+        # names are looked up on the rows that could be read, so their problems come with the others
+        valid = self._find_coaches() and valid
         if not valid:
             return False
         start, end = self.form.cleaned_data["start_date"], self.form.cleaned_data["end_date"]
@@ -353,6 +421,70 @@ class EventEntry:
         return not problems and not any(
             form.errors for fs in self.formsets for form in fs.forms
         ) and not self.form.errors
+
+    def _typed_coaches(self):
+        """(form, field name, CoachText) of every coach typed as a name on a kept row."""
+        for formset in self.formsets:
+            for _, form in _kept(formset):
+                for name in self.COACH_FIELDS.get(formset.prefix, ()):
+                    if isinstance(form.cleaned_data.get(name), CoachText):
+                        yield form, name, form.cleaned_data[name]
+
+    def _find_coaches(self) -> bool:
+        """Put the federation number in place of every coach typed by name; False (the reasons on
+        their fields) when a name finds no one, several coaches, or another coach than its number."""
+        typed = list(self._typed_coaches())
+        if not typed:
+            return True
+        names = selectors.coach_names(numbers={text.number for _, _, text in typed if text.number})
+        found = selectors.coaches_matching(texts={text.name for _, _, text in typed if text.number is None})
+        ok = True
+        for form, field, text in typed:
+            if text.number is not None:
+                actual = names.get(text.number)
+                if actual is not None and search_key(actual) != search_key(text.name):
+                    form.add_error(field, f"Coach {text.number} is “{actual}”, not “{text.name}”: choose a suggestion or type the number.")
+                    ok = False
+                    continue
+                form.cleaned_data[field] = text.number
+                continue
+            coaches = found.get(text.name, [])
+            if len(coaches) == 1:
+                form.cleaned_data[field] = coaches[0][0]
+                continue
+            ok = False
+            if not coaches:
+                form.add_error(field, f"No coach is called “{text.name}”: type his federation number.")
+            else:
+                some = ", ".join(f"{name} ({number})" for number, name in coaches[:5])
+                form.add_error(field, f"“{text.name}” could be several coaches: {some}. Choose a suggestion or type the number.")
+        return ok
+
+    def participant_numbers(self) -> list[int] | None:
+        """The federation numbers typed in the participant rows, once checked (None: not checked)."""
+        if not self.checked or not self.participants.is_valid():
+            return None
+        return [f.cleaned_data["coach"] for _, f in _kept(self.participants) if isinstance(f.cleaned_data.get("coach"), int)]
+
+    def error_summary(self) -> list[tuple[str, str]]:
+        """(id of the field, message) of every problem of the page, in the page's order."""
+        if not self.checked:
+            return []
+        items = []
+        for name, errors in self.form.errors.items():
+            field = self.form[name] if name in self.form.fields else next(iter(self.form))
+            where = f"Event, {field.label}" if name in self.form.fields else "Event"
+            items += [(field.id_for_label, f"{where}: {message}") for message in errors]
+        for formset in self.formsets:
+            what = self.SECTIONS[formset.prefix]
+            items += [(formset.prefix, f"{what}s: {message}") for message in formset.non_form_errors()]
+            for row, form in enumerate(formset.forms, start=1):
+                for name, errors in form.errors.items():
+                    on_field = name in form.fields
+                    field = form[name] if on_field else form[next(iter(form.fields))]
+                    where = f"{what} {row}, {field.label}" if on_field else f"{what} {row}"
+                    items += [(field.id_for_label, f"{where}: {message}") for message in errors]
+        return items
 
     def _game_entries(self, by_number: dict, registered: dict) -> tuple[list[GameEntry], bool]:
         """The games as entries, and whether some could not be read (an unknown round, a race that
@@ -395,13 +527,17 @@ class EventEntry:
 
 
 class UploadForm(forms.Form):
-    ALLOWED_EXTENSIONS = {".csv", ".txt"}
-    ALLOWED_TYPES = {"text/csv", "text/plain", "application/csv", "application/vnd.ms-excel", "text/x-csv", "application/octet-stream"}
+    ALLOWED_EXTENSIONS = {".csv", ".txt", ".xml"}
+    ALLOWED_TYPES = {
+        "text/csv", "text/plain", "application/csv", "application/vnd.ms-excel", "text/x-csv", "application/octet-stream",
+        "application/xml", "text/xml",
+    }
 
     file = forms.FileField(
         label="Results file (CSV)",
-        help_text=f"UTF-8 CSV, at most {MAX_UPLOAD_BYTES // 1024} KB and {MAX_UPLOAD_GAMES:,} games.",
-        widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
+        help_text=f"UTF-8 CSV, or a tournament program's NAF report (XML), at most {MAX_UPLOAD_BYTES // 1024} KB "
+                  f"and {MAX_UPLOAD_GAMES:,} games.",
+        widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv,.xml,application/xml,text/xml"}),
     )
 
     def clean_file(self):
@@ -409,10 +545,10 @@ class UploadForm(forms.Form):
         if upload.size > MAX_UPLOAD_BYTES:
             raise ValidationError(f"The file is {upload.size // 1024} KB; uploads are limited to {MAX_UPLOAD_BYTES // 1024} KB.")
         if PurePath(upload.name).suffix.lower() not in self.ALLOWED_EXTENSIONS:
-            raise ValidationError("Upload a .csv file (comma-separated values).")
+            raise ValidationError("Upload a .csv file (comma-separated values) or a NAF report (.xml).")
         content_type = (getattr(upload, "content_type", "") or "").split(";")[0].strip().lower()
         if content_type and content_type not in self.ALLOWED_TYPES:
-            raise ValidationError(f"This file is {content_type}, not CSV text.")
+            raise ValidationError(f"This file is {content_type}, not CSV text or a NAF report.")
         return upload
 
 

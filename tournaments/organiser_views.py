@@ -16,7 +16,8 @@ from audit.selectors import last_rejection
 from ratingsite.csv_export import csv_download
 
 from . import selectors, services
-from .forms import CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm
+from .forms import MORE_GAME_ROWS, CoachForm, ConfirmForm, EventEntry, EventForm, NewCoachFormSet, UploadForm, with_more_game_rows
+from .importers.naf_report import is_naf_report, parse_naf_report
 from .models import Event
 from .permissions import CREATE_COACHES, ENTER_EVENTS, permission_required
 from .uploads import COLUMN_NAMES, COLUMNS, MAX_UPLOAD_GAMES, Upload, parse_results, race_lookup
@@ -84,19 +85,32 @@ def event_edit(request, pk: int):
     event = _event(request, pk)
     if event.status not in services.EDITABLE_STATUSES:
         return _not_editable(request, event)
-    entry = EventEntry(_posted(request), event=selectors.event_get(pk=event.pk))
+    more_rows = request.method == "POST" and request.POST.get("action") == "more_games"
+    data = with_more_game_rows(request.POST) if more_rows else _posted(request)
+    entry = EventEntry(data, event=selectors.event_get(pk=event.pk))
     problems = []
-    if request.method == "POST" and entry.is_valid():
+    if request.method == "POST" and not more_rows and entry.is_valid():
         try:
             services.event_update(event=event, actor=request.user, **entry.entries())
         except ValidationError as error:
             problems = _error_messages(error)
         else:
             messages.success(request, "The event is saved.")
+            for overlap in selectors.overlapping_entries(event=event):
+                messages.warning(request, _overlap_warning(overlap))
             return redirect("organiser_event_detail", event.pk)
+    summary = entry.error_summary()
     return render(request, "organiser/event_edit.html", {
         "event": event, "entry": entry, "problems": problems, "edit_url": request.get_full_path(),
+        "summary": summary, "problem_count": len(summary) + len(problems), "more_rows": MORE_GAME_ROWS,
+        "coach_choices": selectors.event_coach_choices(event=event),
+        "overlaps": [_overlap_warning(o) for o in selectors.overlapping_entries(event=event, numbers=entry.participant_numbers())],
     })
+
+
+def _overlap_warning(overlap: dict) -> str:
+    return (f"{overlap['name']} ({overlap['number']}) is also entered in {overlap['event']}, "
+            f"{overlap['start']:%Y-%m-%d} to {overlap['end']:%Y-%m-%d}: the dates overlap.")
 
 
 def _session_key(event: Event) -> str:
@@ -110,10 +124,14 @@ PROBLEMS_SHOWN = 200
 
 
 def _parse(event: Event, data: bytes) -> Upload:
-    return parse_results(
-        data, races=race_lookup(selectors.race_refs()), start=event.start_date, end=event.end_date,
-        find_coaches=lambda numbers: selectors.coach_numbers_known(numbers=numbers),
-    )
+    """The upload's verdict: a NAF report (XML) as tournament programs export it, else the CSV."""
+    races, find_coaches = race_lookup(selectors.race_refs()), lambda numbers: selectors.coach_numbers_known(numbers=numbers)
+    if is_naf_report(data):
+        return parse_naf_report(
+            data, races=races, start=event.start_date, end=event.end_date, find_coaches=find_coaches,
+            find_names=lambda names: selectors.coach_numbers_named(names=names),
+        )
+    return parse_results(data, races=races, start=event.start_date, end=event.end_date, find_coaches=find_coaches)
 
 
 def _preview(upload: Upload, page_number) -> tuple[list[dict], object]:

@@ -4,7 +4,20 @@ from collections.abc import Iterable
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, Min, Q, QuerySet
 
-from .models import Award, Coach, Event, EventStatus, Game, GameSide, Participant, Race, ResultsUpload, public_q, search_key
+from .models import (
+    SEARCH_NAME_LENGTH,
+    Award,
+    Coach,
+    Event,
+    EventStatus,
+    Game,
+    GameSide,
+    Participant,
+    Race,
+    ResultsUpload,
+    public_q,
+    search_key,
+)
 from .permissions import events_for
 from .uploads import RaceRef
 
@@ -149,6 +162,51 @@ def coach_counts(*, coach: Coach) -> dict[str, int]:
         "participations": coach.participations.count(),
         "awards": coach.awards.count(),
     }
+
+
+def coach_numbers_named(*, names: Iterable[str]) -> dict[str, int]:
+    """The federation number of each of `names` that is the name of exactly one coach, compared as
+    searches compare names (search_key: case and accents aside)."""
+    keys = {name: search_key(name)[:SEARCH_NAME_LENGTH] for name in names}
+    found: dict[str, list[int]] = {}
+    for key, number in Coach.objects.filter(search_name__in=set(keys.values())).values_list("search_name", "number"):
+        found.setdefault(key, []).append(number)
+    return {name: found[key][0] for name, key in keys.items() if len(found.get(key, ())) == 1}
+
+
+def coaches_matching(*, texts: Iterable[str], limit: int = 6) -> dict[str, list[tuple[int, str]]]:
+    """For each text typed where a coach is asked for, the (number, name) of up to `limit` coaches it
+    finds (coach_search_q, names only), an exact name first."""
+    found = {}
+    for text in set(texts):
+        coaches = list(Coach.objects.filter(coach_search_q(text, numbers=False)).order_by("search_name", "number")
+                       .values_list("number", "name", "search_name")[:limit])
+        exact = [(number, name) for number, name, key in coaches if key == search_key(text)]
+        found[text] = exact or [(number, name) for number, name, _ in coaches]
+    return found
+
+
+def event_coach_choices(*, event: Event) -> list[tuple[int, str]]:
+    """(federation number, name) of the event's participants, by name: the entry page's suggestions."""
+    return list(event.participants.order_by("coach__search_name", "coach__number").values_list("coach__number", "coach__name"))
+
+
+def overlapping_entries(*, event: Event, numbers: Iterable[int] | None = None) -> list[dict]:
+    """The coaches of this event (or `numbers`) also entered in another event whose dates overlap
+    its dates: another organiser's event only once it is public. By coach number, then date."""
+    coaches = Q(coach__in=event.participants.values("coach")) if numbers is None else Q(coach__number__in=list(numbers))
+    rows = (
+        Participant.objects.filter(coaches, event__start_date__lte=event.end_date, event__end_date__gte=event.start_date)
+        .filter(public_q("event__") | Q(event__organiser_id=event.organiser_id))
+        .exclude(event=event)
+        .order_by("coach__number", "event__start_date", "event__name")
+        .values("coach__number", "coach__name", "event__pk", "event__name", "event__start_date", "event__end_date")
+    )
+    return [
+        {"number": row["coach__number"], "name": row["coach__name"], "event_pk": row["event__pk"], "event": row["event__name"],
+         "start": row["event__start_date"], "end": row["event__end_date"]}
+        for row in rows
+    ]
 
 
 def race_names() -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import difflib
 import io
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -139,13 +140,66 @@ def play_date_error(day: dt.date, *, today: dt.date) -> str | None:
             f"to {last.isoformat()} (a year from today).")
 
 
-def race_lookup(races: Iterable[RaceRef]) -> dict[str, RaceRef]:
-    """Races by lower-case name and by slug, as the CSV and the forms may give them."""
-    lookup = {}
-    for race in races:
-        lookup[race.name.casefold()] = race
-        lookup[race.slug.casefold()] = race
-    return lookup
+class RaceLookup(Mapping):
+    """Races as the CSV and the forms name them, by slug as a mapping; find() also takes a name.
+
+    It holds anything with a slug, a name and `ranked` (RaceRef, or Race rows for the forms).
+    """
+
+    def __init__(self, races: Iterable):
+        self._by_slug = {race.slug: race for race in races}
+        self._by_name = {race.name: race for race in self._by_slug.values()}
+        self._by_folded: dict[str, list] = {}
+        for race in self._by_slug.values():
+            self._by_folded.setdefault(race.name.casefold(), []).append(race)
+        self._ranked = sorted((race for race in self._by_slug.values() if race.ranked), key=lambda race: race.name)
+
+    @classmethod
+    def of(cls, races: Mapping) -> RaceLookup:
+        return races if isinstance(races, cls) else cls(set(races.values()))
+
+    def __getitem__(self, slug: str):
+        return self._by_slug[slug]
+
+    def __iter__(self):
+        return iter(self._by_slug)
+
+    def __len__(self) -> int:
+        return len(self._by_slug)
+
+    def ranked(self) -> list:
+        """The ranked races in the order they are offered: by name."""
+        return self._ranked
+
+    def find(self, text: str):
+        """(race, None), or (None, why not): the exact name first, then the slug, then a name whatever
+        its case if only one race has it (a ranked "Necromantic Horror" and an unranked roster's
+        "Necromantic horror" are two races, so a lower-cased lookup cannot tell them apart)."""
+        text = text.strip()
+        race = self._by_name.get(text) or self._by_slug.get(text.casefold())
+        if race is not None:
+            return race, None
+        alike = self._by_folded.get(text.casefold(), [])
+        if len(alike) == 1:
+            return alike[0], None
+        if alike:
+            names = " or ".join(f"“{race.name}”" for race in sorted(alike, key=lambda race: race.name))
+            return None, f"Race “{text}” could be {names}: write the name exactly, or the race's slug."
+        return None, self.unknown(text)
+
+    def unknown(self, text: str) -> str:
+        """Why `text` names no race, with the closest ranked race's name when one is close."""
+        ranked = self.ranked()
+        names = {race.name.casefold(): race for race in ranked} | {race.slug: race for race in ranked}
+        close = difflib.get_close_matches(text.casefold(), list(names), n=1, cutoff=0.75)
+        if close:
+            return f"Race “{text}”: did you mean “{names[close[0]].name}”?"
+        return f"'{text}' is not a race the federation knows."
+
+
+def race_lookup(races: Iterable[RaceRef]) -> RaceLookup:
+    """Races by slug and by name, as the CSV and the forms may give them (RaceLookup.find)."""
+    return RaceLookup(races)
 
 
 def read_results(data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | None = None) -> Upload:
@@ -153,6 +207,7 @@ def read_results(data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | 
     clock's); rules across rows are check_results'. A file of more than MAX_UPLOAD_GAMES games is
     refused as a whole, with that one error."""
     today = today or dt.date.today()
+    races = RaceLookup.of(races)
     upload = Upload()
     text = _upload_text(data, upload.errors)
     if text is None:
@@ -327,9 +382,9 @@ def _race(cells: _Cells, column: str, races: Mapping[str, RaceRef]) -> str | Non
     if not raw:
         cells.error(column, "Give the race.")
         return None
-    race = races.get(raw.casefold())
+    race, problem = RaceLookup.of(races).find(raw)
     if race is None:
-        cells.error(column, f"'{raw}' is not a race the federation knows.")
+        cells.error(column, problem)
         return None
     if not race.ranked:
         cells.error(column, f"{race.name} is not a ranked race: only the federation's ranked races can be sanctioned.")
@@ -424,7 +479,16 @@ def parse_results(
     `find_coaches` is given the federation numbers in the file and answers which of them exist.
     """
     today = today or dt.date.today()
-    upload = read_results(data, races=races, today=today)
+    return check_upload(read_results(data, races=races, today=today), races=races, start=start, end=end,
+                        find_coaches=find_coaches, today=today)
+
+
+def check_upload(
+    upload: Upload, *, races: Mapping[str, RaceRef], start: dt.date, end: dt.date,
+    find_coaches: Callable[[set[int]], Container[int]], today: dt.date,
+) -> Upload:
+    """The rules across the rows of an upload read by any reader (CSV, tournament programs' files):
+    every problem by line, and the unknown federation numbers with the names the file gives them."""
     if not upload.games:
         upload.unknown_coaches = {}
         return upload

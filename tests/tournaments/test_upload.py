@@ -280,8 +280,8 @@ def test_uploads_are_limited_in_size(client, draft):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name, content_type, message", [
-    ("results.xlsx", "text/csv", "Upload a .csv file (comma-separated values)."),
-    ("results.csv", "image/png", "This file is image/png, not CSV text."),
+    ("results.xlsx", "text/csv", "Upload a .csv file (comma-separated values) or a NAF report (.xml)."),
+    ("results.csv", "image/png", "This file is image/png, not CSV text or a NAF report."),
 ])
 def test_uploads_are_limited_in_type(client, draft, name, content_type, message):
     owner, event, _ = draft

@@ -1,0 +1,193 @@
+"""The NAF report: the XML of a tournament's results that tournament programs export for the NAF.
+
+Its structure, as TourMa writes it (Bojo38/tourma, src/tourma/data/Tournament.java, the NAF export)
+and warp-scores.net pins it in a test (NafExporterTest.testExportContests):
+
+    <nafReport>
+      <organiser>…</organiser>
+      <coaches><coach><name>NAF name</name><number>NAF number (optional)</number><team>race</team></coach>…</coaches>
+      <game>
+        <timeStamp>2024-05-04 09:00</timeStamp>
+        <playerRecord><name/><number/><team/><teamRating/><touchDowns/><badlyHurt/></playerRecord>
+        <playerRecord>… the opponent …</playerRecord>
+      </game>…
+    </nafReport>
+
+The first playerRecord is read as home, the second as away; rounds are the report's distinct
+timestamps in order. Every game then goes through the CSV's cell checks and the rules across rows,
+so an upload of a report is refused, or saved, exactly as a CSV of the same games would be.
+Plain Python: the caller hands in the races and the lookups of coaches.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass, field
+from xml.parsers import expat
+
+from tournaments.uploads import (
+    MAX_UPLOAD_GAMES,
+    RaceLookup,
+    RaceRef,
+    RowError,
+    Upload,
+    _read_row,
+    check_upload,
+)
+
+SIDES = ("home", "away")
+
+
+@dataclass
+class Node:
+    tag: str
+    line: int
+    children: list[Node] = field(default_factory=list)
+    text: str = ""
+
+    def child(self, tag: str) -> Node | None:
+        return next((node for node in self.children if node.tag == tag), None)
+
+    def value(self, tag: str) -> str:
+        node = self.child(tag)
+        return node.text.strip() if node is not None else ""
+
+
+class _Refused(Exception):
+    pass
+
+
+def is_naf_report(data: bytes) -> bool:
+    """True for an XML file (a NAF report, or XML that must be told it is not one)."""
+    return data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
+
+
+def _tree(data: bytes, errors: list[RowError]) -> Node | None:
+    """The document as nodes with their line numbers; a DOCTYPE (entities) is refused, not expanded."""
+    parser = expat.ParserCreate()
+    stack: list[Node] = []
+    root: list[Node] = []
+
+    def start(tag, _attrs):
+        node = Node(tag.rsplit(":", 1)[-1], parser.CurrentLineNumber)
+        (stack[-1].children if stack else root).append(node)
+        stack.append(node)
+
+    def end(_tag):
+        stack.pop()
+
+    def text(chars):
+        if stack:
+            stack[-1].text += chars
+
+    def doctype(*_args):
+        raise _Refused
+
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, text
+    parser.StartDoctypeDeclHandler = doctype
+    try:
+        parser.Parse(data, True)
+    except _Refused:
+        errors.append(RowError(parser.CurrentLineNumber, "", "A NAF report has no DOCTYPE: remove it and upload the file again."))
+        return None
+    except expat.ExpatError as exc:
+        errors.append(RowError(exc.lineno, "", f"This is not well-formed XML: {expat.ErrorString(exc.code)}."))
+        return None
+    if root[0].tag != "nafReport":
+        errors.append(RowError(root[0].line, "", f"This XML is not a NAF report: it starts with <{root[0].tag}>, not <nafReport>."))
+        return None
+    return root[0]
+
+
+def _timestamp(raw: str) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+
+
+def read_naf_report(
+    data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | None = None,
+    find_names: Callable[[set[str]], Mapping[str, int]] = lambda names: {},
+) -> Upload:
+    """Every game of a NAF report as the CSV reader gives it, each problem at the line of its <game>.
+
+    A coach without a <number> (TourMa writes none) is found by name through `find_names`, which
+    answers the federation number of each name that belongs to exactly one coach."""
+    today = today or dt.date.today()
+    races = RaceLookup.of(races)
+    upload = Upload()
+    report = _tree(data, upload.errors)
+    if report is None:
+        return upload
+    games = [node for node in report.children if node.tag == "game"]
+    if len(games) > MAX_UPLOAD_GAMES:
+        upload.errors.append(RowError(0, "", (
+            f"The report has {len(games):,} games; one upload holds at most {MAX_UPLOAD_GAMES:,}. Upload one event's results."
+        ), "too_many_games"))
+        return upload
+    if not games:
+        upload.errors.append(RowError(report.line, "", "The NAF report has no <game>."))
+        return upload
+    coaches = {}
+    for node in (report.child("coaches") or Node("coaches", 0)).children:
+        if node.tag == "coach" and node.value("name"):
+            coaches[node.value("name")] = (node.value("number"), node.value("team"))
+    records = [[r for r in game.children if r.tag == "playerRecord"] for game in games]
+    unnumbered = {
+        r.value("name") for pair in records for r in pair
+        if r.value("name") and not (r.value("number") or coaches.get(r.value("name"), ("", ""))[0])
+    }
+    by_name = find_names(unnumbered) if unnumbered else {}
+    stamps = {game.line: _timestamp(game.value("timeStamp")) for game in games}
+    rounds = {stamp: number for number, stamp in enumerate(sorted({s for s in stamps.values() if s}), start=1)}
+    for game, pair in zip(games, records):
+        errors: list[RowError] = []
+        if len(pair) != 2:
+            upload.errors.append(RowError(game.line, "", f"A game has two <playerRecord>s; this one has {len(pair)}."))
+            continue
+        stamp = stamps[game.line]
+        row = {"kind": "played"}
+        if stamp is None:
+            raw = game.value("timeStamp")
+            errors.append(RowError(game.line, "date", f"'{raw}' is not a time stamp: write it as YYYY-MM-DD HH:MM." if raw
+                                   else "Give the game's <timeStamp> (YYYY-MM-DD HH:MM)."))
+        else:
+            row |= {"round": str(rounds[stamp]), "date": stamp.date().isoformat(), "time": stamp.strftime("%H:%M")}
+        for side, record in zip(SIDES, pair):
+            name = record.value("name")
+            listed_number, listed_race = coaches.get(name, ("", ""))
+            number = record.value("number") or listed_number or str(by_name.get(name, ""))
+            if not number:
+                errors.append(RowError(game.line, f"{side}_coach", (
+                    f"Coach “{name}” has no <number> in the report, and no one coach of the federation has that name."
+                    if name else "Give each <playerRecord> the coach's <name> or <number>."
+                )))
+            row |= {
+                f"{side}_coach": number, f"{side}_name": name, f"{side}_race": record.value("team") or listed_race,
+                f"{side}_td": record.value("touchDowns"), f"{side}_cas": record.value("badlyHurt") or "0",
+            }
+        # the round comes from the time stamp: its problem is the date's
+        reported = {error.column for error in errors} | ({"round"} if stamp is None else set())
+        cells: list[RowError] = []
+        entry = _read_row(game.line, row, races, cells, today)
+        upload.errors.extend(errors + [error for error in cells if error.column not in reported])
+        if entry is not None and not errors:
+            upload.games.append(entry)
+            for side in SIDES:
+                number, name = getattr(entry, f"{side}_coach"), getattr(entry, f"{side}_name")
+                if name and number not in upload.unknown_coaches:
+                    upload.unknown_coaches[number] = name
+    upload.errors.sort(key=RowError.sort_key)
+    return upload
+
+
+def parse_naf_report(
+    data: bytes, *, races: Mapping[str, RaceRef], start: dt.date, end: dt.date,
+    find_coaches: Callable[[set[int]], Container[int]], today: dt.date | None = None,
+    find_names: Callable[[set[str]], Mapping[str, int]] = lambda names: {},
+) -> Upload:
+    """The whole verdict on a NAF report, as parse_results gives it on a CSV."""
+    today = today or dt.date.today()
+    upload = read_naf_report(data, races=races, today=today, find_names=find_names)
+    return check_upload(upload, races=races, start=start, end=end, find_coaches=find_coaches, today=today)
