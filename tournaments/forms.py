@@ -262,7 +262,7 @@ class RoundForm(forms.Form):
 class GameForm(_RaceRowForm):
     round = forms.IntegerField(min_value=1, max_value=99, widget=NUMBER)
     home_coach = _number("Home coach")
-    home_race = RaceField(required=False, help_text="Empty: the race he is registered with.")
+    home_race = RaceField(required=False, help_text="Empty: the race the coach is registered with.")
     home_td = _score("Home TD", MAX_TOUCHDOWNS, "touchdowns")
     away_td = _score("Away TD", MAX_TOUCHDOWNS, "touchdowns")
     away_coach = _number("Away coach", required=False)
@@ -454,7 +454,7 @@ class EventEntry:
                 continue
             ok = False
             if not coaches:
-                form.add_error(field, f"No coach is called “{text.name}”: type his federation number.")
+                form.add_error(field, f"No coach is called “{text.name}”: type the coach's federation number.")
             else:
                 some = ", ".join(f"{name} ({number})" for number, name in coaches[:5])
                 form.add_error(field, f"“{text.name}” could be several coaches: {some}. Choose a suggestion or type the number.")
@@ -582,7 +582,7 @@ class SanctionForm(forms.Form):
 class RejectForm(forms.Form):
     reason = forms.CharField(
         max_length=2000, widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="The organiser sees this reason on his event page.",
+        help_text="The organiser sees this reason on the event's page.",
         error_messages={"required": "Give the organiser a reason for the rejection."},
     )
 

@@ -425,7 +425,7 @@ def check_results(
                     line, f"{side}_coach", f"No coach has federation number {number}: create the coach first.", "unknown_coach",
                 ))
         if game.away_coach is not None and game.away_coach == game.home_coach:
-            errors.append(RowError(line, "away_coach", f"Coach {game.home_coach} cannot play against himself."))
+            errors.append(RowError(line, "away_coach", f"Coach {game.home_coach} cannot play against themselves."))
             continue
         pairing = (game.round, frozenset(number for _, number, _ in game.coaches()))
         if pairing in pairings:

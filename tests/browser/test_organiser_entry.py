@@ -79,7 +79,7 @@ def test_an_organiser_types_coaches_adds_game_rows_and_sees_his_one_error_at_the
     expect(summary).to_be_visible()
     expect(summary.locator("h2")).to_have_text("Nothing was saved: 1 problem")
     link = summary.get_by_role("link")
-    expect(link).to_have_text("Game 12, Away coach: Coach 903 cannot play against himself.")
+    expect(link).to_have_text("Game 12, Away coach: Coach 903 cannot play against themselves.")
     expect(link).to_have_attribute("href", "#id_games-11-away_coach")
     assert summary.bounding_box()["y"] < page.locator("form.stacked").bounding_box()["y"]
     assert summary.bounding_box()["width"] <= page.viewport_size["width"]

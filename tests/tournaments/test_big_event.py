@@ -174,11 +174,11 @@ def test_an_error_in_the_last_game_keeps_everything_typed(browser, draft, number
     response, _ = post_as_a_browser(browser, draft, data)
     assert response.status_code == 200
     errors = errors_of(response, "games")
-    assert errors[223] == {"away_coach": [f"Coach {data[f'{last}-home_coach']} cannot play against himself."]}
+    assert errors[223] == {"away_coach": [f"Coach {data[f'{last}-home_coach']} cannot play against themselves."]}
     assert [index for index, error in enumerate(errors) if error] == [223]
     html = response.content.decode()
     row = next(part for part in html.split("<tr") if f'name="{last}-away_coach"' in part)
-    assert row.startswith(' class="has-error"') and f"Coach {data[f'{last}-home_coach']} cannot play against himself." in row
+    assert row.startswith(' class="has-error"') and f"Coach {data[f'{last}-home_coach']} cannot play against themselves." in row
     assert html.count('<tr class="has-error">') == 1
     assert_nothing_saved(draft)
     shown = Controls(html).values

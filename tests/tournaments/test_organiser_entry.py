@@ -93,7 +93,7 @@ def test_the_error_summary_lists_every_problem_at_the_top_each_linking_to_its_fi
     html = save(client, draft, data).content.decode()
     assert summary(html) == [
         ("id_participants-0-coach", "Participant 1, Coach: No coach has federation number 9999999: create the coach first."),
-        ("id_games-1-away_coach", "Game 2, Away coach: Coach 103 cannot play against himself."),
+        ("id_games-1-away_coach", "Game 2, Away coach: Coach 103 cannot play against themselves."),
     ]
     assert "Nothing was saved: 2 problems" in html
     assert_nothing_saved(draft)
@@ -134,7 +134,7 @@ def test_a_coach_name_that_finds_no_one_several_or_another_coach_is_refused(clie
                     {"coach": "Coach 999 (103)", "race": "dwarf"}, {"coach": "99999999999", "race": "skaven"}]
     response = save(client, draft, entry(draft, participants=participants, games=[]))
     assert [e.get("coach") for e in errors_of(response, "participants")[:4]] == [
-        ["No coach is called “Nobody”: type his federation number."],
+        ["No coach is called “Nobody”: type the coach's federation number."],
         ["“Coach” could be several coaches: Coach 101 (101), Coach 102 (102), Coach 103 (103), Coach 104 (104). "
          "Choose a suggestion or type the number."],
         ["Coach 103 is “Coach 103”, not “Coach 999”: choose a suggestion or type the number."],

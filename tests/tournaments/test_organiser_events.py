@@ -177,7 +177,7 @@ def assert_nothing_saved(event):
 
 
 @pytest.mark.parametrize("games, expected", [
-    ([game(1, 101, 101)], [{"away_coach": ["Coach 101 cannot play against himself."]}]),
+    ([game(1, 101, 101)], [{"away_coach": ["Coach 101 cannot play against themselves."]}]),
     ([game(1, 101, 102), game(1, 103, 101)], [{}, {"away_coach": ["Coach 101 already plays in round 1 (line 1)."]}]),
     ([game(1, 101, 102), game(1, 102, 101)], [{}, {"__all__": ["Duplicate game: the same coaches already meet in round 1 on line 1."]}]),
     ([game(1, 101, 102, home_td=-1)], [{"home_td": ["The number of touchdowns cannot be negative."]}]),
@@ -230,7 +230,7 @@ def test_the_service_refuses_the_same_rules_without_the_form(owner, draft, coach
     with pytest.raises(ValidationError) as caught:
         services.event_update(event=draft, actor=owner, fields={"name": "Renamed"}, participants=[],
                               rounds=[RoundEntry(line=1, number=1, date=START)], games=[bad], awards=[])
-    assert caught.value.messages == ["Game 1, away_coach: Coach 101 cannot play against himself."]
+    assert caught.value.messages == ["Game 1, away_coach: Coach 101 cannot play against themselves."]
     assert_nothing_saved(draft)
 
 
