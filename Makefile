@@ -19,7 +19,7 @@ UV_VERSION := 0.13.9
 LOCK_FLAGS ?=
 COMPILE = $(VENV)/bin/uv pip compile --quiet --universal --generate-hashes --python-version 3.11 $(LOCK_FLAGS)
 
-.PHONY: install install-prod bench-install lock demo test migrate chromium
+.PHONY: install install-prod bench-install lock demo serve test migrate chromium
 
 # Browser tests drive Debian's Chromium; install it when it is missing (root, or sudo).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -68,6 +68,11 @@ demo: migrate
 	$(MANAGE) seed_demo --report-late
 	$(MANAGE) recalculate
 	$(MANAGE) refresh_stats
+	$(MANAGE) demo_logins
+	$(MANAGE) runserver $(HOST)
+
+# The site again, as `make demo` left it: nothing imported or recomputed.
+serve: migrate
 	$(MANAGE) runserver $(HOST)
 
 chromium:

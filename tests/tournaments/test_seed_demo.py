@@ -267,3 +267,36 @@ def test_the_demo_has_an_event_reported_late_that_a_later_knsb_list_rates_with_a
         f"/coaches/{summary.coach.number}/breakdown/knsb/?variant={summary.variant.slug}&period={processed_in}"
     ).content.decode()
     assert "Rl-limitering: Rn held at Rl" in page and f"reported {late.reported_on:%Y-%m-%d}" in page
+
+
+@pytest.mark.django_db
+def test_the_demo_logins_are_made_only_on_a_developers_site_and_let_staff_and_the_organiser_in(client, settings):
+    from django.core.management.base import CommandError
+
+    from tournaments.demo import DEMO_PASSWORD
+    from tournaments.models import EventStatus
+
+    seed(**SMALL)
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="only on a developer's site"):
+        call_command("demo_logins", stdout=StringIO())
+    settings.DEBUG = True
+    out = StringIO()
+    call_command("demo_logins", stdout=out)
+    assert "as demo-staff with the password blood-bowl-demo" in out.getvalue()
+    assert "as demo-organiser with the password blood-bowl-demo" in out.getvalue()
+    waiting = Event.objects.filter(status__in=[EventStatus.DRAFT, EventStatus.SUBMITTED, EventStatus.REJECTED])
+    assert waiting.exists() and set(waiting.values_list("organiser__username", flat=True)) == {"demo-organiser"}
+    def log_in(username):
+        client.logout()
+        answer = client.post("/accounts/login/", {"username": username, "password": DEMO_PASSWORD})
+        assert answer.status_code == 302
+
+    log_in("demo-organiser")
+    assert client.get("/organiser/events/").status_code == 200
+    assert client.get("/staff/events/").status_code == 403
+    log_in("demo-staff")
+    assert client.get("/staff/events/").status_code == 200
+    call_command("demo_logins", stdout=StringIO())  # again: the same two logins, reset
+    from django.contrib.auth.models import User
+    assert User.objects.filter(username__startswith="demo-").count() == 2
