@@ -66,6 +66,13 @@ def _with_badge(html: str, badge: str) -> str:
     return format_html('{} <span class="badge">{}</span>', html, badge)
 
 
+def provisional_mark(text: str, tip: str) -> str:
+    """A rating with lichess's "?": the rule and the number that lifts it on hover, and for screen readers."""
+    return format_html(
+        '{}<abbr class="provisional" title="{}" role="img" aria-label="{}">?</abbr>', text, tip, tip,
+    )
+
+
 class FastRowsTable(tables.Table):
     """A table whose body and export values come from its cell functions."""
 
@@ -187,7 +194,9 @@ class RankingTable(FastRowsTable):
         orderable = True
         empty_text = "No ratings match these filters."
 
-    def __init__(self, *args, system, inactive_rule: str, caption: str = "", **kwargs):
+    def __init__(self, *args, system, inactive_rule: str, caption: str = "", provisional=None, **kwargs):
+        """`provisional`: the system's ProvisionalRule (selectors.provisional_rule), whose "?" marks
+        the values it calls provisional; the CSV keeps the bare value."""
         # an exclude argument replaces Meta.exclude in django-tables2: keep both
         exclude = [*(self._meta.exclude or ()), *kwargs.pop("exclude", ())]
         if not system.per_race:
@@ -200,6 +209,7 @@ class RankingTable(FastRowsTable):
         self.system = system
         self.places = rating_places(system.method)
         self.caption = caption
+        self.provisional = provisional
         self._dash = format_html('<abbr title="{}" class="norank">-</abbr>', inactive_rule)
 
     def _rank(self, value):
@@ -240,7 +250,12 @@ class RankingTable(FastRowsTable):
         return _plain(record.variant.name)
 
     def cell_value(self, record):
-        return _plain(fixed(record.value, self.places))
+        text = fixed(record.value, self.places)
+        tip = self.provisional.mark(nv=record.nv, phi=record.phi) if self.provisional is not None else None
+        return text, provisional_mark(text, tip) if tip else text
+
+    def plain_value(self, record):
+        return fixed(record.value, self.places), None
 
     def cell_mu(self, record):
         return _plain(fixed(record.mu))
@@ -364,8 +379,10 @@ class ListEntryTable(FastRowsTable):
     cell_number = RankingTable.cell_number
     cell_race = RankingTable.cell_race
     cell_variant = RankingTable.cell_variant
-    cell_value = RankingTable.cell_value
     cell_change = ListRankingTable.cell_change
+
+    def cell_value(self, record):
+        return _plain(fixed(record.value, self.places))
 
 
 class RatingListTable(FastRowsTable):
@@ -505,7 +522,7 @@ class HistoryTable(FastRowsTable):
         return _plain(row["variant__name"])
 
     def cell_period(self, row):
-        return _plain(row["period"])
+        return _plain(row.get("title") or row["period"])
 
     def cell_rl(self, row):
         return _plain(fixed(row["rl"], self.places))

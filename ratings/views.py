@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
@@ -35,7 +36,7 @@ from ratings.tables import (
 )
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
-from ratingsite.formatting import rating_places
+from ratingsite.formatting import fixed, rating_places
 from ratingsite.page_cache import cached_page, paginate_table
 from tournaments import permissions as perms
 from tournaments.models import Coach, Event
@@ -120,8 +121,9 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
     # needs no column; a CSV keeps the unfiltered list's header whatever the filters
     sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None
+    provisional = selectors.provisional_rule(system)
     table = table_class(
-        data, system=system, inactive_rule=selectors.inactive_rule(system), sequence=sequence,
+        data, system=system, inactive_rule=selectors.inactive_rule(system), sequence=sequence, provisional=provisional,
         caption=_ranking_caption(system, publication or rating_list, filterset), exclude=["variant"] if variant and not export else [],
         **extra,
     )
@@ -141,6 +143,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         "filter": filterset,
         "table": table,
         "inactive_rule": selectors.inactive_rule(system),
+        "provisional": provisional,
         "export_query": _query_without(request, "page", "_export"),
         "share_url": request.build_absolute_uri(),
     })
@@ -210,10 +213,15 @@ def coach_detail(request, number: int):
     if system is None and systems:
         raise Http404(f"There is no rating system “{slug}”.")
     ratings = selectors.coach_ratings(coach)
+    selectors.coach_rating_notes(coach, ratings)
     for rating in ratings:
         rating.breakdown_url = breakdown_url(
             rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
         )
+    head_to_head = reverse("stats_head_to_head")
+    opponents = selectors.coach_opponents(coach)
+    for opponent in opponents:
+        opponent["url"] = f"{head_to_head}?{urlencode([('coach', coach.number), ('coach', opponent['opponent__number'])])}"
     history = selectors.coach_history(coach, system) if system else []
     chart = _history_chart(coach, system, history) if system else None
     noun = "event" if system is not None and system.method == Method.NAF_ELO else "period"
@@ -228,7 +236,11 @@ def coach_detail(request, number: int):
     return render(request, "ratings/coach.html", {
         "coach": coach,
         "ratings": ratings,
+        "provisional": [r for r in ratings if r.provisional],
+        "idle": [r for r in ratings if r.idle],
+        "opponents": opponents,
         "record": record,
+        "byes": any(r["byes"] for r in record),
         "events_table": events_table,
         "history_table": history_table,
         "awards": selectors.coach_awards(coach),
@@ -242,12 +254,16 @@ def coach_detail(request, number: int):
 def _history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> charts.Chart | None:
     """The step chart of the coach's rating after each event or period: one line per race (or variant)."""
     series: dict[tuple, list] = defaultdict(list)
+    titles: dict[tuple, list] = defaultdict(list)
+    places = rating_places(system.method)
     for item in history:
-        series[(item["race__name"] or "All races", item["variant__name"])].append((item["effective"], item["rn"]))
+        key = (item["race__name"] or "All races", item["variant__name"])
+        series[key].append((item["effective"], item["rn"]))
+        titles[key].append(f"{item['effective']:%Y-%m-%d} · {item['title']} · {fixed(item['rn'], places)}")
     if not series:
         return None
     return charts.line_chart(
-        [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points)
+        [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points, titles[(race, variant)])
          for (race, variant), points in series.items()],
         title=f"{coach.name}: {system.name} rating history",
         description=(
@@ -495,7 +511,10 @@ def about_ratings(request):
             asked_phi, phi_error = None, f"“{phi_query}” is not a φ: give a number above 0 and at most 2000."
     sections = []
     for system, config in configured:
-        section = {"system": system, "config": config, "params": _parameters(config), "rule": selectors.inactive_rule(system, config)}
+        section = {
+            "system": system, "config": config, "params": _parameters(config), "rule": selectors.inactive_rule(system, config),
+            "provisional": selectors.provisional_rule(system),
+        }
         if system.method == Method.GLICKO:
             section.update(_glicko_figures(system, config, asked_phi))
         elif system.method == Method.NAF_ELO:

@@ -48,6 +48,7 @@ def _n(value: float, digits: int = 1) -> str:
 class Series:
     label: str
     points: list  # (x, y) pairs; x a number or a date, in increasing order
+    titles: list[str] | None = None  # one per point: what its dot says on hover (an SVG <title>)
 
 
 @dataclass
@@ -58,7 +59,7 @@ class Line:
     colour: str
     dash: str
     d: str
-    dots: list[tuple[str, str]]
+    dots: list[tuple[str, str, str]]  # (x, y, title; "" for none)
 
 
 @dataclass
@@ -177,7 +178,8 @@ def _line(series: Series, index: int, px: Scale, py: Scale, *, step: bool, end: 
         path.append(f"H{x:.1f}V{y:.1f}" if step else f"L{x:.1f} {y:.1f}")
     if step:
         path.append(f"H{px(end):.1f}")
-    dots = [(_n(x), _n(y)) for x, y in coords] if len(coords) == 1 or step else []
+    titles = series.titles or [""] * len(coords)
+    dots = [(_n(x), _n(y), title) for (x, y), title in zip(coords, titles)] if len(coords) == 1 or step or series.titles else []
     return Line(series.label, colour, dash, "".join(path), dots)
 
 

@@ -14,7 +14,7 @@ from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 
 from audit.models import Action, AuditRecord
-from ratings.engines import glicko, naf_elo
+from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
 from ratings.models import (
     RANKING_ORDER,
@@ -29,7 +29,7 @@ from ratings.models import (
     RatingSystem,
 )
 from ratingsite.formatting import fixed
-from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Race, Variant
+from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Race, Variant, public_q
 
 EVENT_PREFIX = "event:"
 
@@ -177,18 +177,24 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
     """(record per race, events) of a coach, from one count of the coach's game sides per event and
     race (a busy coach's thousands of games are read once, and never meet the whole events table).
 
-    Per race: games, wins, draws, losses, touchdowns and casualties, most games first. Events:
-    newest first, with race and record there. Only public events count (sanctioned, and open play).
+    Per race: games, wins, draws, losses, touchdowns and casualties, most games first, and byes apart
+    (a bye is no game: no opponent, no result). Events: newest first, with race and record there.
+    Only public events count (sanctioned, and open play).
     """
+    played = Q(opponent__isnull=False)
     counts = (
         GameSide.objects.filter(coach=coach)
         .values("event_id", "race_id")
         .annotate(
-            **_record_counts(),
-            td_for=Sum("touchdowns_for"),
-            td_against=Sum("touchdowns_against"),
-            cas_for=Sum("casualties_for"),
-            cas_against=Sum("casualties_against"),
+            games=Count("id", filter=played),
+            wins=Count("id", filter=played & Q(score=1)),
+            draws=Count("id", filter=played & Q(score=0.5)),
+            losses=Count("id", filter=played & Q(score=0)),
+            td_for=Sum("touchdowns_for", filter=played),
+            td_against=Sum("touchdowns_against", filter=played),
+            cas_for=Sum("casualties_for", filter=played),
+            cas_against=Sum("casualties_against", filter=played),
+            byes=Count("id", filter=Q(opponent__isnull=True)),
         )
         .order_by()
     )
@@ -196,7 +202,7 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
     sql, params = counts.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = [dict(zip(("event_id", "race_id", *_TOTALS), values)) for values in cursor.fetchall()]
+        rows = [dict(zip(("event_id", "race_id", *_TOTALS, "byes"), values)) for values in cursor.fetchall()]
     events = {
         values[0]: dict(zip(_EVENT_KEYS, values[1:]))
         for values in _by_ids(Event.objects.public(), {row["event_id"] for row in rows})
@@ -210,12 +216,14 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
         if event is None:
             continue
         race = races[row["race_id"]]
-        totals = per_race.setdefault(race.pk, {"race__name": race.name, "race__slug": race.slug, **dict.fromkeys(_TOTALS, 0)})
-        for name in _TOTALS:
+        totals = per_race.setdefault(
+            race.pk, {"race__name": race.name, "race__slug": race.slug, **dict.fromkeys((*_TOTALS, "byes"), 0)},
+        )
+        for name in (*_TOTALS, "byes"):
             totals[name] += row[name] or 0
         found.append({
             "event_id": row["event_id"], "race__name": race.name, "games": row["games"], "wins": row["wins"],
-            "draws": row["draws"], "losses": row["losses"], **event,
+            "draws": row["draws"], "losses": row["losses"], "byes": row["byes"], **event,
         })
     # newest event first, races in name order within it (two stable sorts: dates do not negate)
     found.sort(key=lambda row: row["race__name"])
@@ -239,12 +247,111 @@ def coach_awards(coach: Coach) -> list[Award]:
 
 
 def coach_history(coach: Coach, system: RatingSystem) -> list[dict]:
-    """The coach's rating after every event or period of a system, oldest first."""
-    return list(
+    """The coach's rating after every event or period of a system, oldest first; "title" names the
+    period as the page reads it (an event's name, not its label "event:<id>")."""
+    rows = list(
         PeriodSummary.objects.filter(system=system, coach=coach)
         .values("race__name", "race__slug", "variant__name", "variant__slug", "period", "effective", "rl", "rn", "nt")
         .order_by("effective", "race__name", "variant__name")
     )
+    names = _event_names({pk for pk in map(_event_id, {row["period"] for row in rows}) if pk is not None})
+    for row in rows:
+        row["title"] = period_title(system, row["period"], names)
+    return rows
+
+
+HEAD_TO_HEAD_SHORTCUTS = 10
+
+
+def coach_opponents(coach: Coach, *, limit: int = HEAD_TO_HEAD_SHORTCUTS) -> list[dict]:
+    """The coach's most frequent opponents at public events (most games first, then by name), each
+    with the coach's games, wins, draws and losses against them."""
+    return list(
+        GameSide.objects.filter(public_q("event__"), coach=coach, opponent__isnull=False)
+        .values("opponent__number", "opponent__name")
+        .annotate(
+            games=Count("id"), wins=Count("id", filter=Q(score=1)), draws=Count("id", filter=Q(score=0.5)),
+            losses=Count("id", filter=Q(score=0)),
+        )
+        .order_by("-games", "opponent__name", "opponent__number")[:limit]
+    )
+
+
+# Provisional marks (lichess's "?"): the pages and the about page read these thresholds.
+KNSB_FIRM_AFTER_START = 6  # KNSB: firm once Nv reaches the depot minimum (the start rating's games) plus this many
+GLICKO_NEAR_LIMIT = 0.10  # Glicko: provisional while ranked but within this share of the φ limit
+
+
+@dataclass(frozen=True)
+class ProvisionalRule:
+    """When a rating of one system gets the "?" mark: KNSB below `firm_nv` games, Glicko with φ above
+    `firm_phi` but still within the rank limit `limit`."""
+
+    method: str
+    firm_nv: int | None = None
+    firm_phi: float | None = None
+    limit: float | None = None
+
+    @property
+    def text(self) -> str:
+        if self.method == Method.KNSB:
+            return (f"A KNSB rating resting on fewer than {self.firm_nv} games (the start rating’s depot games "
+                    f"plus {KNSB_FIRM_AFTER_START}) is provisional: each game still moves it a lot.")
+        return (f"A ranked Glicko rating with φ above {self.firm_phi:g} (within {GLICKO_NEAR_LIMIT:.0%} of the rank "
+                f"limit {self.limit:g}) is provisional: a few idle periods more and it loses its rank.")
+
+    def mark(self, *, nv: int | None = None, phi: float | None = None) -> str | None:
+        """The tooltip of a provisional rating ("provisional: rests on 7 games; firm from 12"), None if firm."""
+        if self.method == Method.KNSB:
+            if nv is None or nv >= self.firm_nv:
+                return None
+            return f"provisional: rests on {nv} game{'s' if nv != 1 else ''}; firm from {self.firm_nv}"
+        if phi is None or not self.firm_phi < phi <= self.limit:
+            return None
+        return f"provisional: φ {fixed(phi)}, near the rank limit {self.limit:g}; firm below φ {self.firm_phi:g}"
+
+
+def provisional_rule(system: RatingSystem) -> ProvisionalRule | None:
+    """The "?" rule of a system (None: NAF Elo has none), from its stored (validated) parameters."""
+    parameters = system.parameters or {}
+    if system.method == Method.KNSB:
+        depot = parameters.get("depot_min_games", knsb.KnsbConfig.depot_min_games)
+        return ProvisionalRule(system.method, firm_nv=depot + KNSB_FIRM_AFTER_START)
+    if system.method == Method.GLICKO:
+        limit = float(parameters.get("inactive_phi", glicko.GlickoConfig.inactive_phi))
+        return ProvisionalRule(system.method, firm_phi=round(limit * (1 - GLICKO_NEAR_LIMIT), 2), limit=limit)
+    return None
+
+
+def coach_rating_notes(coach: Coach, ratings: list[CurrentRating]) -> None:
+    """Set on each of the coach's ratings `provisional` (the "?" tooltip, or None) and, for a Glicko
+    rating whose value moved since its last period, `idle` (date, φ before, φ now, value lost): the
+    idle decay, from the last stored summary of its key (one query)."""
+    rules = {}
+    for rating in ratings:
+        if rating.system_id not in rules:
+            rules[rating.system_id] = provisional_rule(rating.system)
+        rule = rules[rating.system_id]
+        rating.provisional = rule.mark(nv=rating.nv, phi=rating.phi) if rule is not None else None
+        rating.idle = None
+    glicko_ratings = [r for r in ratings if r.system.method == Method.GLICKO]
+    if not glicko_ratings:
+        return
+    last = {}
+    summaries = (
+        PeriodSummary.objects.filter(coach=coach, system__in={r.system_id for r in glicko_ratings})
+        .values_list("system_id", "race_id", "variant_id", "effective", "rn", "phi")
+        .order_by("effective", "id")
+    )
+    for system_id, race_id, variant_id, effective, rn, phi in summaries:
+        last[(system_id, race_id, variant_id)] = (effective, rn, phi)
+    for rating in glicko_ratings:
+        found = last.get((rating.system_id, rating.race_id, rating.variant_id))
+        if found is None or rating.phi is None or found[2] is None:
+            continue
+        effective, rn, phi = found
+        if fixed(rn) != fixed(rating.value):
+            rating.idle = SimpleNamespace(since=effective, phi_before=phi, phi_now=rating.phi, value_lost=rn - rating.value)
 
 
 # --- breakdown ------------------------------------------------------------------------------------
@@ -319,7 +426,7 @@ def period_title(system: RatingSystem, label: str, event_names: dict) -> str:
         start = dt.date.fromisoformat(label)
     except ValueError:
         return label
-    return f"Two weeks from {start:%d %b %Y}"
+    return f"Two weeks from {start:%Y-%m-%d}"
 
 
 def _event_id(label: str) -> int | None:

@@ -89,6 +89,6 @@ def test_the_coach_page_history_ends_at_the_published_rating(client, overlapping
     history = table(client.get("/coaches/201/?system=elo"), "rating after each event")
     # each event's rating is in force from Anna's last game there (the league's ends on 28 March)
     assert [(cells[0], cells[3], cells[5]) for _, cells in history["rows"]] == [
-        ("2024-03-20", f"event:{overlapping['league'].pk}", "149.96"),
-        ("2024-03-24", f"event:{overlapping['open'].pk}", "151.69"),
+        ("2024-03-20", overlapping["league"].name, "149.96"),
+        ("2024-03-24", overlapping["open"].name, "151.69"),
     ]
