@@ -74,7 +74,7 @@ def test_a_refused_entry_of_an_8_or_a_64_coach_event_runs_the_same_queries_readi
         total, races, response = queries(browser, edit_url(event), body)
         assert response.status_code == 200
         assert errors_of(response, "games")[last] == {
-            "away_coach": [f"Coach {data[f'games-{last}-home_coach']} cannot play against himself."],
+            "away_coach": [f"Coach {data[f'games-{last}-home_coach']} cannot play against themselves."],
         }
         counted.append((last, total, races))
     (small_last, small, small_races), (big_last, big, big_races) = counted

@@ -70,7 +70,7 @@ def test_every_bad_cell_is_reported_with_its_line_and_column():
 
 def test_a_coach_against_himself_is_refused():
     errors = parse(f"{HEADER}\n1,2024-05-04,1,Human,1,0,1,Human\n").errors
-    assert [(e.line, e.column, e.message) for e in errors] == [(2, "away_coach", "Coach 1 cannot play against himself.")]
+    assert [(e.line, e.column, e.message) for e in errors] == [(2, "away_coach", "Coach 1 cannot play against themselves.")]
 
 
 def test_a_coach_twice_in_a_round_is_refused_on_the_second_line():

@@ -83,6 +83,6 @@ def test_the_page_says_what_each_change_does_to_published_lists_and_to_the_live_
                  "A result reported late, or a correction (KNSB):", "A merge of two coach records:",
                  "A change of a system's parameters:", "A ruling that must apply retroactively:"):
         assert rule in text
-    assert "keep the duplicate's entries under his own number and name" in text
+    assert "keep the duplicate's entries under the duplicate's own number and name" in text
     assert "goes into the list after the month of its report, with R0 and Rc of the list in force when it was played" in text
     assert "one row takes the old result's Rt back, one rates the new result" in text
