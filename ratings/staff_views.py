@@ -4,12 +4,14 @@ Each view checks its permission on the server; each change goes through a servic
 audit record and queues the recalculation.
 """
 import datetime as dt
+import json
 
 import django_tables2 as tables
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ratings import selectors
@@ -20,10 +22,15 @@ from ratings.services import rating_system_update, recalculation_cancel, recalcu
 from ratings.staff_forms import RatingSystemForm
 from ratingsite.page_cache import checked_parameters, paginate_table
 from tournaments import permissions as perms
+from tournaments import selectors as record_selectors
+from tournaments.models import Event
 from tournaments.organiser_views import _posted
 
 PER_PAGE = 50
 MAX_PER_PAGE = 200
+# how often a page of unfinished runs reloads itself (a meta refresh: no JavaScript)
+REFRESH_SECONDS = 3
+UNFINISHED = (RunStatus.QUEUED, RunStatus.RUNNING)
 
 
 class RunTable(tables.Table):
@@ -71,12 +78,12 @@ def system_list(request):
 @perms.permission_required(perms.CONFIGURE_SYSTEMS)
 @require_http_methods(["GET", "POST"])
 def system_edit(request, pk: int):
-    """Parameters are checked by the engine's configuration; its message is shown as it is."""
+    """One field per parameter, each checked by the engine's configuration, its message on its field."""
     system = _system(pk)
     form = RatingSystemForm.for_system(system, _posted(request))
     if request.method == "POST" and form.is_valid():
         try:
-            rating_system_update(system=selectors.rating_system_get(pk=pk), actor=request.user, **form.cleaned_data)
+            rating_system_update(system=selectors.rating_system_get(pk=pk), actor=request.user, **form.changes())
         except ValidationError as error:
             if hasattr(error, "error_dict"):
                 for field, errors in error.error_dict.items():
@@ -86,7 +93,10 @@ def system_edit(request, pk: int):
         else:
             messages.success(request, f"{system.name} is saved; it is recalculated from the first game.")
             return redirect("staff_system_list")
-    return render(request, "staff/system_form.html", {"system": system, "form": form})
+    return render(request, "staff/system_form.html", {
+        "system": system, "form": form, "parameter_names": list(form.parameter_fields),
+        "stored_parameters": json.dumps(system.parameters, indent=2, ensure_ascii=False, sort_keys=True),
+    })
 
 
 @perms.permission_required(perms.READ_RUNS)
@@ -104,6 +114,26 @@ def run_detail(request, pk: int):
     can_rerun = request.user.has_perm(perms.RERUN)
     return render(request, "staff/run_detail.html", {
         "run": run, "can_rerun": can_rerun, "can_cancel": can_rerun and run.status == RunStatus.QUEUED,
+        "refresh": REFRESH_SECONDS if run.status in UNFINISHED else None,
+    })
+
+
+@perms.permission_required(perms.SANCTION_EVENTS, perms.READ_RUNS)
+def event_runs(request, pk: int):
+    """The runs an event's sanction queued and how far each has gone, reloading until all have finished."""
+    try:
+        event = record_selectors.event_get(pk=pk)
+    except Event.DoesNotExist:
+        raise Http404("There is no event with this number.") from None
+    runs = selectors.sanction_runs(event=event)
+    now = timezone.now()
+    for run in runs:
+        run.elapsed = (now - run.started_at).total_seconds() if run.status == RunStatus.RUNNING and run.started_at else None
+    unfinished = [run for run in runs if run.status in UNFINISHED]
+    return render(request, "staff/event_runs.html", {
+        "event": event, "runs": runs, "unfinished": len(unfinished),
+        "failed": [run for run in runs if run.status == RunStatus.FAILED],
+        "refresh": REFRESH_SECONDS if unfinished else None,
     })
 
 

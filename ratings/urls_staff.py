@@ -11,5 +11,6 @@ urlpatterns = [
     path("runs/<int:pk>/", views.run_detail, name="staff_run_detail"),
     path("runs/<int:pk>/rerun/", views.run_rerun, name="staff_run_rerun"),
     path("runs/<int:pk>/cancel/", views.run_cancel, name="staff_run_cancel"),
+    path("events/<int:pk>/recalculation/", views.event_runs, name="staff_event_runs"),
     path("lists/<slug:system>/<month:month>/republish/", views.list_republish, name="staff_list_republish"),
 ]

@@ -230,16 +230,32 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
     return game
 
 
+def coach_merge_problems(*, keep: Coach, duplicate: Coach) -> list[str]:
+    """Why coach_merge would refuse to fold `duplicate` into `keep` (empty: it would not), so that a
+    preview can say so before offering the merge."""
+    if keep.pk == duplicate.pk:
+        return ["Choose two different coaches to merge."]
+    problems = []
+    clash = GameSide.objects.filter(coach=duplicate, round__in=GameSide.objects.filter(coach=keep).values("round"))
+    if clash.exists():
+        problems.append("These coaches played in the same round; they cannot be one person.")
+    elif Game.objects.filter(Q(home_coach=keep, away_coach=duplicate) | Q(home_coach=duplicate, away_coach=keep)).exists():
+        problems.append("These coaches played each other; they cannot be one person.")
+    if keep.user is not None and duplicate.user is not None:
+        # the duplicate's account would lose its coach without a word
+        problems.append(
+            f"Both coaches are linked to an account ({keep.user.get_username()} and {duplicate.user.get_username()}): "
+            "unlink one of them first (Members)."
+        )
+    return problems
+
+
 @transaction.atomic(durable=True)
 def coach_merge(*, keep: Coach, duplicate: Coach, actor) -> Coach:
     """Fold a duplicate coach into the one kept: games, sides, participations and awards move over."""
-    if keep.pk == duplicate.pk:
-        raise ValidationError("Choose two different coaches to merge.")
-    clash = GameSide.objects.filter(coach=duplicate, round__in=GameSide.objects.filter(coach=keep).values("round"))
-    if clash.exists():
-        raise ValidationError("These coaches played in the same round; they cannot be one person.")
-    if Game.objects.filter(Q(home_coach=keep, away_coach=duplicate) | Q(home_coach=duplicate, away_coach=keep)).exists():
-        raise ValidationError("These coaches played each other; they cannot be one person.")
+    problems = coach_merge_problems(keep=keep, duplicate=duplicate)
+    if problems:
+        raise ValidationError(problems)
     first = GameSide.objects.filter(coach=duplicate).aggregate(first=Min("played_at"))["first"]
     moved = {
         "home_games": Game.objects.filter(home_coach=duplicate).update(home_coach=keep),

@@ -145,7 +145,7 @@ def event_sanction(request, pk: int):
     except ValidationError as error:
         return event_review(request, pk, sanction_form=form, problems=_error_messages(error))
     messages.success(request, f"{event.name} is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")
-    return redirect("staff_event_queue")
+    return redirect("staff_event_runs", event.pk)  # the ratings' page of the runs it queued, and their progress
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)
@@ -206,16 +206,20 @@ def event_correct(request, pk: int):
 @perms.permission_required(perms.MERGE_COACHES)
 @require_http_methods(["GET", "POST"])
 def coach_merge(request):
-    """Two steps: name the coaches and see what moves; confirm to merge."""
+    """Two steps: name the coaches and see what moves, or why the merge would be refused; confirm to merge."""
     form = CoachMergeForm(_posted(request))
-    preview = None
+    preview, refused = None, []
     if request.method == "POST" and form.is_valid():
         keep, duplicate = form.cleaned_data["keep_coach"], form.cleaned_data["duplicate_coach"]
-        if request.POST.get("confirm") == "yes":
+        refused = services.coach_merge_problems(keep=keep, duplicate=duplicate)  # the service's own checks, said up front
+        for problem in refused:
+            form.add_error(None, problem)
+        if request.POST.get("confirm") == "yes" and not refused:
             try:
                 services.coach_merge(keep=keep, duplicate=duplicate, actor=request.user)
-            except ValidationError as error:
+            except ValidationError as error:  # something changed since the preview
                 form.add_error(None, error)
+                refused = error.messages
             else:
                 messages.success(request, f"Coach {duplicate.number} is merged into {keep}. The recalculation is queued.")
                 return redirect("staff_coach_merge")
@@ -223,7 +227,7 @@ def coach_merge(request):
         for label, coach in (("Keep", keep), ("Fold in and delete", duplicate)):
             counts = selectors.coach_counts(coach=coach)
             preview.append((label, coach, counts["games"], counts["participations"], counts["awards"]))
-    return render(request, "staff/coach_merge.html", {"form": form, "preview": preview})
+    return render(request, "staff/coach_merge.html", {"form": form, "preview": preview, "refused": refused})
 
 
 @perms.permission_required(perms.LINK_ACCOUNTS, "auth.view_user")

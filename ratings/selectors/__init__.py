@@ -78,6 +78,7 @@ from ratings.selectors.staff import (
     recent_runs,
     run_get,
     run_list,
+    sanction_runs,
     staff_systems,
     submitted_event_count,
 )
@@ -151,6 +152,7 @@ __all__ = [
     "run_covering",
     "run_get",
     "run_list",
+    "sanction_runs",
     "staff_systems",
     "submitted_event_count",
     "variants_by_name",

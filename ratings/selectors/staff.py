@@ -1,7 +1,8 @@
 """Reads for the staff pages of the ratings: the staff home, rating-system settings and runs."""
 from django.db.models import QuerySet
 
-from ratings.models import RatingSystem, RecalculationRun
+from audit.models import Action, AuditRecord
+from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from tournaments.models import Event, EventStatus
 
 
@@ -33,3 +34,25 @@ def run_list() -> QuerySet[RecalculationRun]:
 def run_get(*, pk: int) -> RecalculationRun:
     """The run of that id with its system and who asked for it; raises RecalculationRun.DoesNotExist."""
     return RecalculationRun.objects.select_related("system", "requested_by").get(pk=pk)
+
+
+def sanction_runs(*, event: Event) -> list[RecalculationRun]:
+    """The runs the event's latest sanction queued, one per system, each with `expected`: the seconds
+    its system's last successful run took (None before the first). Empty if it was never sanctioned."""
+    record = (
+        AuditRecord.objects.filter(object_type=event._meta.model_name, object_id=str(event.pk), action=Action.EVENT_SANCTION)
+        .order_by("-at", "-id").first()
+    )
+    if record is None:
+        return []
+    # the sanction queues them in its own transaction, after its audit record
+    queued = RecalculationRun.objects.filter(
+        created_at__gte=record.at, trigger__in=[Trigger.SANCTIONED, Trigger.BACKDATED], requested_by=record.actor_id,
+    ).select_related("system").order_by("created_at", "pk")
+    runs: dict[int, RecalculationRun] = {}
+    for run in queued:
+        runs.setdefault(run.system_id, run)
+    for run in runs.values():
+        done = RecalculationRun.objects.filter(system=run.system_id, status=RunStatus.SUCCEEDED).exclude(pk=run.pk).exclude(duration=None)
+        run.expected = done.order_by("-finished_at").values_list("duration", flat=True).first()
+    return list(runs.values())

@@ -1,6 +1,7 @@
 """In a browser: an organiser enters an event and its results, staff sanction and correct it, the rankings follow."""
 import datetime as dt
 import re
+import time
 
 import pytest
 from django.urls import NoReverseMatch, reverse
@@ -46,6 +47,14 @@ def resolves(name: str, *args) -> str | None:
         return reverse(name, args=args)
     except NoReverseMatch:
         return None
+
+
+def runs_finished(seconds: float = 60.0) -> None:
+    """Wait until no recalculation is queued or running (they go on in the server after the answer)."""
+    deadline = time.monotonic() + seconds
+    while RecalculationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).exists():
+        assert time.monotonic() < deadline, "the recalculations did not finish"
+        time.sleep(0.2)
 
 
 def test_an_event_goes_from_entry_to_rankings_and_a_correction_reaches_the_breakdown(page):
@@ -99,6 +108,8 @@ def test_an_event_goes_from_entry_to_rankings_and_a_correction_reaches_the_break
     expect(page.locator(".messages")).to_contain_text("Browser Bowl is sanctioned")
     event.refresh_from_db()
     assert event.status == EventStatus.SANCTIONED
+    # the runs go on after the answer; the page staff land on follows them until they finish
+    expect(page.locator("main")).to_contain_text("Every run has finished", timeout=60_000)
     assert set(RecalculationRun.objects.values_list("trigger", "status")) == {("sanctioned", RunStatus.SUCCEEDED)}
     elo = {r.coach.number: round(r.value, 2) for r in CurrentRating.objects.filter(system__slug="elo").select_related("coach")}
     # Everyone new at 150, K = 4: W beats X then loses to Y; Y–Z draw then Y beats W; X beats Z.
@@ -117,6 +128,7 @@ def test_an_event_goes_from_entry_to_rankings_and_a_correction_reaches_the_break
     page.locator(f"#g{first.pk}_note").fill("Score sheet was read the wrong way round")
     page.locator(f"#game-{first.pk}").get_by_role("button", name="Save").click()
     expect(page.locator(".messages")).to_contain_text(f"Game {first.pk} corrected")
+    runs_finished()
     first.refresh_from_db()
     assert (first.home_touchdowns, first.away_touchdowns) == (1, 2)
     assert set(CalculationRow.objects.filter(system__slug="elo", game=first).values_list("coach__number", "w")) == {(901, 0.0), (902, 1.0)}

@@ -77,7 +77,7 @@ ACTIONS = [
     ("/staff/events/{submitted}/correct/", {}, (302, 403, 403, 403, 200)),
     ("/staff/coaches/merge/", {}, (302, 403, 403, 403, 200)),
     ("/staff/members/{member}/coach/", {}, (302, 403, 403, 403, 302)),
-    ("/staff/systems/{system}/", {"parameters": "{}"}, (302, 403, 403, 403, 302)),
+    ("/staff/systems/{system}/", {"non_major_max": "32"}, (302, 403, 403, 403, 302)),
     ("/staff/runs/{run}/rerun/", {}, (302, 403, 403, 403, 302)),
 ]
 

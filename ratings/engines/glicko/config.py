@@ -53,6 +53,10 @@ _NUMBERS = (
     ("value_phi_multiplier", 0.0, 10.0, False),
     ("inactive_phi", 0.0, 2_000.0, True),
 )
+_PHI_CAP = (0.0, 2_000.0)  # lowest excluded
+# for the staff's form: (lowest, highest) of each number, and the choices of each choice
+PARAMETER_RANGES = {**{name: (low, high) for name, low, high, _ in _NUMBERS}, "phi_cap": _PHI_CAP}
+PARAMETER_CHOICES = {"period": PERIODS}
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ class GlickoConfig:
         for name, low, high, low_open in _NUMBERS:
             put(name, _number(name, getattr(self, name), low, high, low_open=low_open))
         if self.phi_cap is not None:
-            put("phi_cap", _number("phi_cap", self.phi_cap, 0.0, 2_000.0, low_open=True))
+            put("phi_cap", _number("phi_cap", self.phi_cap, *_PHI_CAP, low_open=True))
         for name in ("per_race", "cross_race_start"):
             if not isinstance(getattr(self, name), bool):
                 raise _config_error(name, getattr(self, name), "true or false")

@@ -22,6 +22,13 @@ def _is_number(value) -> bool:
 
 _slugs = partial(config_slugs, "KnsbConfig")
 
+# (lowest, highest or None) of each bounded parameter, for the checks below and the staff's form;
+# sigma must be above its lowest, the others may equal it
+PARAMETER_RANGES = {
+    "sigma": (0, None), "lpr_margin": (0, None),
+    "depot_min_games": (1, 1000), "depot_months": (1, 1200), "nv_cap": (1, 10_000), "junior_age": (0, 150),
+}
+
 
 def _initial_list(value) -> tuple:
     expected = "a list of (coach number, rating, games[, birth year]) with games >= 1"
@@ -71,15 +78,17 @@ class KnsbConfig:
             raise _config_error("sigma", self.sigma, "a number above 0")
         if not _is_number(self.lpr_margin) or self.lpr_margin < 0:
             raise _config_error("lpr_margin", self.lpr_margin, "a number from 0 up")
-        for name, top in (("depot_min_games", 1000), ("depot_months", 1200), ("nv_cap", 10_000)):
+        for name in ("depot_min_games", "depot_months", "nv_cap"):
             value = getattr(self, name)
-            if not _is_int(value) or not 1 <= value <= top:
-                raise _config_error(name, value, f"an integer from 1 to {top}")
+            low, top = PARAMETER_RANGES[name]
+            if not _is_int(value) or not low <= value <= top:
+                raise _config_error(name, value, f"an integer from {low} to {top}")
         if self.bootstrap_rating is not None and not _is_number(self.bootstrap_rating):
             raise _config_error("bootstrap_rating", self.bootstrap_rating, "a number, or None")
+        youngest, oldest = PARAMETER_RANGES["junior_age"]
         if self.junior_age is not None and not (_is_int(self.junior_age)
-                                                and 0 <= self.junior_age <= 150):
-            raise _config_error("junior_age", self.junior_age, "an age from 0 to 150, or None")
+                                                and youngest <= self.junior_age <= oldest):
+            raise _config_error("junior_age", self.junior_age, f"an age from {youngest} to {oldest}, or None")
         set_ = object.__setattr__
         set_(self, "sigma", float(self.sigma))
         set_(self, "lpr_margin", float(self.lpr_margin))

@@ -11,6 +11,9 @@ from ..common import check_fields, config_error, config_slugs, plain_params
 _config_error = partial(config_error, "EloConfig")
 _slugs = partial(config_slugs, "EloConfig")
 
+# (lowest, highest) of each bounded integer parameter, for the checks below and the staff's form
+PARAMETER_RANGES = {"non_major_max": (1, 10_000), "major_coaches": (1, 10_000)}
+
 
 @dataclass(frozen=True)
 class EloConfig:
@@ -30,10 +33,10 @@ class EloConfig:
         is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not (is_number and math.isfinite(value)):
             raise _config_error("start_rating", value, "a finite number")
-        for name in ("non_major_max", "major_coaches"):
+        for name, (low, high) in PARAMETER_RANGES.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
-                raise _config_error(name, value, "an integer from 1 to 10000")
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise _config_error(name, value, f"an integer from {low} to {high}")
         for name in ("round_k", "conceder_loses", "per_race"):
             if not isinstance(getattr(self, name), bool):
                 raise _config_error(name, getattr(self, name), "true or false")

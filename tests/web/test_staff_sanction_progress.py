@@ -1,0 +1,159 @@
+"""A sanction without a broker answers at once and sends staff to its runs, which go on after the response."""
+import datetime as dt
+import re
+from concurrent.futures import Future
+
+import pytest
+
+from ratings.models import CurrentRating, RatingSystem, RecalculationRun, RunStatus
+from ratings.services import workers
+from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.roles import organiser, staff
+from tournaments.models import EventStatus
+
+DAY = dt.date(2024, 3, 2)
+
+
+class HeldThread:
+    """Stands in for the thread after the response: keeps its jobs until the test carries them out."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def submit(self, function, job):
+        future = Future()
+        self.jobs.append((function, job, future))
+        return future
+
+    def carry_out(self):
+        for function, job, future in self.jobs:
+            future.set_result(function(job))
+        self.jobs.clear()
+
+
+@pytest.fixture
+def submitted():
+    """The spec's four-coach event, submitted: round 1 W–X 2-1, Y–Z 1-1; round 2 W–Y 0-1, X–Z 2-0."""
+    event = EventFactory(name="Four", start_date=DAY, status=EventStatus.SUBMITTED, organiser=organiser("olga"))
+    w, x, y, z = (CoachFactory(name=n) for n in "WXYZ")
+    r1, r2 = RoundFactory(event=event, number=1), RoundFactory(event=event, number=2)
+    play(r1, w, x, (2, 1)), play(r1, y, z, (1, 1)), play(r2, w, y, (0, 1), away_race="human"), play(r2, x, z, (2, 0), home_race="orc")
+    return event, (w, x, y, z)
+
+
+def elo(coach):
+    return round(CurrentRating.objects.get(system__slug="elo", coach=coach).value, 2)
+
+
+def statuses():
+    return sorted(RecalculationRun.objects.values_list("status", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sanction_answers_at_once_with_its_runs_queued_then_the_page_follows_them_to_the_end(client, submitted, monkeypatch):
+    held = HeldThread()
+    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+    event, (w, x, y, z) = submitted
+    client.force_login(staff("sam"))
+    systems = RatingSystem.objects.filter(active=True).count()
+
+    response = client.post(f"/staff/events/{event.pk}/sanction/", {"note": "All in order"})
+
+    assert (response.status_code, response["Location"]) == (302, f"/staff/events/{event.pk}/recalculation/")
+    assert statuses() == [RunStatus.QUEUED] * systems
+    assert len(held.jobs) == systems  # one job per run, handed over once the response had gone
+    page = client.get(response["Location"])
+    text = page.content.decode()
+    assert "Four is sanctioned. Its recalculation is queued" in text
+    assert f"{systems} of {systems} runs still to finish" in text
+    assert '<meta http-equiv="refresh" content="3">' in text
+    assert [run.status for run in page.context["runs"]] == [RunStatus.QUEUED] * systems
+    assert not CurrentRating.objects.exists()
+
+    held.carry_out()
+
+    page = client.get(f"/staff/events/{event.pk}/recalculation/")
+    text = page.content.decode()
+    assert [run.status for run in page.context["runs"]] == [RunStatus.SUCCEEDED] * systems
+    assert "Every run has finished: the rankings show the event." in text
+    assert "http-equiv" not in text
+    assert text.count("Succeeded") == systems
+    # The spec's four-coach example: W 149.97, X 150.03, Y 152.03, Z 147.97.
+    assert (elo(w), elo(x), elo(y), elo(z)) == (149.97, 150.03, 152.03, 147.97)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_runs_go_on_in_a_thread_of_the_server_after_the_response(client, submitted):
+    event, (w, _, _, _) = submitted
+    client.force_login(staff("sam"))
+    response = client.post(f"/staff/events/{event.pk}/sanction/", {})
+    assert response.status_code == 302
+    assert workers.after_response_wait(timeout=60)
+    assert statuses() == [RunStatus.SUCCEEDED] * RatingSystem.objects.filter(active=True).count()
+    assert elo(w) == 149.97
+    assert "Every run has finished" in client.get(response["Location"]).content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_run_shows_as_failed_with_its_error_and_the_others_still_run(client, submitted, monkeypatch):
+    from ratings.services import execution
+
+    held = HeldThread()
+    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+    real = execution._recalculate
+
+    def broken_for_knsb(system, **kwargs):
+        if system.slug == "knsb":
+            raise RuntimeError("the KNSB engine broke")
+        return real(system, **kwargs)
+
+    monkeypatch.setattr(execution, "_recalculate", broken_for_knsb)
+    event, (w, _, _, _) = submitted
+    client.force_login(staff("sam"))
+    client.post(f"/staff/events/{event.pk}/sanction/", {})
+    held.carry_out()
+
+    knsb = RecalculationRun.objects.get(system__slug="knsb")
+    assert knsb.status == RunStatus.FAILED and "the KNSB engine broke" in knsb.error
+    assert set(RecalculationRun.objects.exclude(pk=knsb.pk).values_list("status", flat=True)) == {RunStatus.SUCCEEDED}
+    assert not CurrentRating.objects.filter(system__slug="knsb").exists()  # nothing of the failed run is kept
+    text = client.get(f"/staff/events/{event.pk}/recalculation/").content.decode()
+    assert f"Run {knsb.pk} (KNSB list rating) failed: the previous KNSB list rating rankings stand" in text
+
+
+def test_outside_a_request_the_runs_go_in_process_as_before(db, submitted, django_capture_on_commit_callbacks):
+    from tournaments.services import event_sanction
+
+    event, (w, _, _, _) = submitted
+    with django_capture_on_commit_callbacks(execute=True):
+        event_sanction(event=event, actor=staff("sam"))
+    assert set(statuses()) == {RunStatus.SUCCEEDED}
+    assert elo(w) == 149.97
+
+
+def test_the_progress_page_of_an_event_never_sanctioned_says_so(db, client, submitted):
+    event, _ = submitted
+    client.force_login(staff("sam"))
+    page = client.get(f"/staff/events/{event.pk}/recalculation/")
+    assert page.status_code == 200
+    assert "No recalculation is recorded for a sanction of this event." in page.content.decode()
+    assert client.get("/staff/events/99999/recalculation/").status_code == 404
+
+
+def test_a_running_run_shows_how_long_it_has_run_against_its_systems_last_run(db, client, submitted, django_capture_on_commit_callbacks):
+    from django.utils import timezone
+
+    from tournaments.services import event_sanction
+
+    event, _ = submitted
+    sam = staff("sam")
+    elo = RatingSystem.objects.get(slug="elo")
+    RecalculationRun.objects.create(system=elo, trigger="manual", status=RunStatus.SUCCEEDED, duration=12.0, finished_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=False):
+        event_sanction(event=event, actor=sam)
+    run = RecalculationRun.objects.get(system=elo, trigger="sanctioned")
+    RecalculationRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=timezone.now() - dt.timedelta(seconds=5))
+    client.force_login(sam)
+    text = client.get(f"/staff/events/{event.pk}/recalculation/").content.decode()
+    assert "running for 5 s; the last run took 12 s" in text
+    assert re.search(r'<progress value="5\.\d" max="12\.0"></progress>', text)  # a second at most passed meanwhile
