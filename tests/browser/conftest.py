@@ -48,3 +48,19 @@ def phone(browser, live_server):
     tab.set_default_timeout(15_000)
     yield tab
     context.close()
+
+
+WIDTHS = [1280, 390]  # a desktop and a phone, as the issue measures pages
+
+
+@pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
+def tab(request, browser, live_server):
+    """A tab at each of WIDTHS pixels, with JavaScript off for the phone (the site needs none)."""
+    width = request.param
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}, java_script_enabled=width > 1000,
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()

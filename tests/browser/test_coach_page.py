@@ -10,7 +10,6 @@ from tests.web.conftest import build_league, recalculate_all
 # and rating systems for the tests that follow.
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
-WIDTHS = [1280, 390]
 
 
 @pytest.fixture
@@ -20,17 +19,6 @@ def league(transactional_db):
     return data
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
-def tab(request, browser, live_server):
-    """A tab `width` pixels wide, with JavaScript (the page needs none) off for the phone."""
-    width = request.param
-    context = browser.new_context(
-        base_url=live_server.url, viewport={"width": width, "height": 800}, java_script_enabled=width > 1000,
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
 
 
 def test_coach_page_shows_shortcuts_and_point_titles_without_sideways_scrolling(tab, league):

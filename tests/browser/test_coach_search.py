@@ -9,7 +9,6 @@ from tests.factories import CoachFactory
 # and rating systems for the tests that follow.
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
-WIDTHS = [1280, 390]
 
 
 @pytest.fixture
@@ -21,17 +20,6 @@ def coaches(transactional_db):
     ]
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
-def tab(request, browser, live_server):
-    """A tab `width` pixels wide, with JavaScript (the site needs none) off for the phone."""
-    width = request.param
-    context = browser.new_context(
-        base_url=live_server.url, viewport={"width": width, "height": 800}, java_script_enabled=width > 1000,
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
 
 
 def header_box(page):

@@ -13,20 +13,9 @@ from tournaments.models import EventStatus, Game, Participant, Race
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
-WIDTHS = [1280, 390]
 DAY = dt.date(2024, 5, 4)
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
-def tab(request, browser, live_server):
-    width = request.param
-    context = browser.new_context(
-        base_url=live_server.url, viewport={"width": width, "height": 900}, java_script_enabled=width > 1000,
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
 
 
 @pytest.fixture
