@@ -4,6 +4,8 @@ import os
 import pytest
 from playwright.sync_api import sync_playwright
 
+from tests.web.conftest import build_league, recalculate_all
+
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make are still synchronous.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -64,3 +66,11 @@ def tab(request, browser, live_server):
     page.set_default_timeout(15_000)
     yield page
     context.close()
+
+
+@pytest.fixture
+def league(transactional_db):
+    """The web tests' league, committed (the live server reads it) and recalculated."""
+    data = build_league()
+    recalculate_all()
+    return data

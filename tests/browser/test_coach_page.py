@@ -4,19 +4,12 @@ import re
 
 import pytest
 
-from tests.web.conftest import build_league, recalculate_all
-
 # The live server needs committed data; serialized_rollback restores the migrations' races, variants
 # and rating systems for the tests that follow.
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
 
-@pytest.fixture
-def league(transactional_db):
-    data = build_league()
-    recalculate_all()
-    return data
 
 
 
