@@ -370,7 +370,7 @@ class StepChart(Drawn):
             "label_x": self.left - 6,
             "year_label_y": self.height - 8,
             "middle": str(self.top + plot_h / 2),
-            "ticks": [(_n(y(tick)), _n(y(tick) + 4), _label(tick)) for tick in nice_ticks(low, high, cover=False)],
+            "ticks": [(_n(y(tick)), _n(y(tick) + 4), _label(tick)) for tick in nice_ticks(low, high, cover=False, whole=self.invert)],
             "years": [(_n(x(dt.date(year, 1, 1))), year) for year in years[::every]],
             "path": " ".join(path),
         }

@@ -50,3 +50,15 @@ def test_map_circles_are_sized_by_games_and_escaped():
 def test_every_region_draws():
     for region in REGIONS:
         assert places_map([], region=region).svg.startswith('<svg class="stats-map"')
+
+
+def test_rank_ticks_are_whole_numbers():
+    assert nice_ticks(1, 12, cover=False, whole=True) == [5, 10]  # not 2.5, 5, 7.5, 10
+    assert nice_ticks(1, 3, cover=False, whole=True) == [1, 2, 3]  # never halves
+    assert nice_ticks(1, 12, cover=False) == [2.5, 5.0, 7.5, 10.0]  # a rating axis may take 2.5
+
+
+def test_a_rank_chart_labels_whole_ranks_only():
+    chart = StepChart([(dt.date(2024, m, 1), rank) for m, rank in ((1, 1), (2, 3), (3, 12))], "Rank", "Rank", invert=True)
+    labels = [label for _, _, label in chart.drawing["ticks"]]
+    assert labels and all(label.isdigit() for label in labels)
