@@ -96,6 +96,10 @@ class FastRowsTable(tables.Table):
 
     fast_rows = True  # the site's table template writes body_rows()
 
+    def get_column_class_names(self, classes_set, bound_column):
+        """Each header and cell also names its column ("col-rank"), so the stylesheet can hide columns on phones."""
+        return {*super().get_column_class_names(classes_set, bound_column), f"col-{bound_column.name}"}
+
     def _in_total_order(self) -> None:
         """Rows that tie on the order asked for (the same rating, a coach's two races at one value)
         keep one order, so that no row is on two pages or on none: the primary key breaks ties."""
@@ -124,7 +128,8 @@ class FastRowsTable(tables.Table):
 
     def body_rows(self) -> list[list[tuple[str, str]]]:
         """Every row of the current page (or of all the data) as (cell class, cell HTML) pairs."""
-        columns = [(self.cell_function(c.name), c.column.attrs.get("td", {}).get("class", "")) for c in self.columns]
+        columns = [(self.cell_function(c.name), " ".join(filter(None, (c.column.attrs.get("td", {}).get("class"), f"col-{c.name}"))))
+                   for c in self.columns]
         # tables2 paginates its BoundRows; their records are the model instances
         rows = self.page.object_list if getattr(self, "page", None) else self.rows
         return [[(css, cell(record)[1]) for cell, css in columns] for record in (row.record for row in rows)]
