@@ -54,6 +54,7 @@ PAGES = [
     ("/staff/events/", STAFF_ONLY),
     ("/staff/events/{submitted}/", STAFF_ONLY),
     ("/staff/events/{submitted}/correct/", STAFF_ONLY),
+    ("/staff/events/{submitted}/recalculation/", STAFF_ONLY),
     ("/staff/coaches/merge/", STAFF_ONLY),
     ("/staff/members/", STAFF_ONLY),
     ("/staff/members/{member}/coach/", STAFF_ONLY),
