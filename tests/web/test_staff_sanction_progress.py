@@ -6,7 +6,7 @@ from concurrent.futures import Future
 import pytest
 
 from ratings.models import CurrentRating, RatingSystem, RecalculationRun, RunStatus
-from ratings.services import workers
+from ratingsite import after_response as workers  # the thread the runs go on in, after the answer
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser, staff
 from tournaments.models import EventStatus
@@ -61,7 +61,9 @@ def test_a_sanction_answers_at_once_with_its_runs_queued_then_the_page_follows_t
 
     assert (response.status_code, response["Location"]) == (302, f"/staff/events/{event.pk}/recalculation/")
     assert statuses() == [RunStatus.QUEUED] * systems
-    assert len(held.jobs) == systems  # one job per run, handed over once the response had gone
+    # one job per run and the statistics refresh, handed over once the response had gone
+    assert len(held.jobs) == systems + 1
+    assert sum("refresh_summaries" in repr(job) for _, job, _ in held.jobs) == 1
     page = client.get(response["Location"])
     text = page.content.decode()
     assert "Four is sanctioned. Its recalculation is queued" in text
