@@ -3,8 +3,12 @@ broker does not take (down, refusing, hung: its calls time out, settings' broker
 owed, and the outbox's dispatcher sends it later."""
 import datetime as dt
 import logging
+from functools import partial
 
+from celery import current_app
 from kombu.exceptions import OperationalError as BrokerUnavailable
+
+from ratingsite.after_response import after_response
 
 BROKER_ERRORS = (BrokerUnavailable, ConnectionError, TimeoutError)
 # how long a dispatcher leaves a message owed before sending it: its transaction may still be
@@ -23,3 +27,10 @@ def sent(message, *, owed: str) -> bool:
         logger.warning("%s stay owed, the broker did not take them (%s): the dispatcher sends them", owed, error)
         return False
     return True
+
+
+def sent_later(message, *, owed: str) -> bool:
+    """Without a broker (tasks run in this process), inside a web request: send `message` once the
+    response has gone (ratingsite.after_response) instead of holding the answer, and True. Otherwise
+    False: the caller sends it now."""
+    return bool(current_app.conf.task_always_eager) and after_response(partial(sent, message, owed=owed))

@@ -2,16 +2,14 @@
 the outbox of the refresh messages."""
 import datetime as dt
 import time
-from functools import partial
 
-from celery import current_app, signature
+from celery import signature
 from django.db import connection, transaction
 from django.db.models import BooleanField, Case, Count, F, Max, Q, QuerySet, Sum, Value, When
 from django.db.models.functions import ExtractYear
 from django.utils import timezone
 
-from ratingsite.after_response import after_response
-from ratingsite.broker import SETTLED, sent
+from ratingsite.broker import SETTLED, sent, sent_later
 from tournaments.models import EventStatus, Game, GameSide, public_q
 
 from .models import (
@@ -41,9 +39,9 @@ def summaries_enqueue() -> bool:
     owed = list(SummaryRefreshRequest.objects.filter(enqueued_at=None).values_list("pk", flat=True))
     if not owed:
         return False
-    send = partial(sent, signature(REFRESH_TASK), owed=f"statistics refresh requests {owed}")
+    message, what = signature(REFRESH_TASK), f"statistics refresh requests {owed}"
     # without a broker, in a web request: after the response, as the runs go (it takes seconds on the demo)
-    if not (current_app.conf.task_always_eager and after_response(send)) and not send():
+    if not sent_later(message, owed=what) and not sent(message, owed=what):
         return False
     SummaryRefreshRequest.objects.filter(pk__in=owed, enqueued_at=None).update(enqueued_at=timezone.now())
     return True

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from functools import partial
 
-from celery import current_app, group, signature
+from celery import group, signature
 from django.db import transaction
 from django.utils import timezone
 
@@ -18,8 +17,7 @@ from ratings.models import (
     Trigger,
 )
 from ratings.services.leases import this_process
-from ratings.services.workers import after_response
-from ratingsite.broker import SETTLED, sent
+from ratingsite.broker import SETTLED, sent, sent_later
 
 RECALCULATE_TASK = "ratings.tasks.recalculate"
 
@@ -49,7 +47,7 @@ def recalculation_enqueue(*, run_ids: list[int]) -> list[int]:
     """Hand queued runs to the workers, with every queued run whose message did not go out before:
     one task per run, several as one Celery group, so that they spread over every worker on every
     machine (in process, one after the other, without a broker: in a web request, after its response,
-    see workers.after_response). Returns the runs sent.
+    see broker.sent_later). Returns the runs sent.
 
     Queued runs are the outbox: a run records when its message went out, and one that could not
     go (the broker down or hung) stays queued for the dispatcher, with nothing lost and no error
@@ -61,9 +59,7 @@ def recalculation_enqueue(*, run_ids: list[int]) -> list[int]:
     tasks = [signature(RECALCULATE_TASK, args=(run_id,)) for run_id in ids]
     # No broker, in a web request: this process carries them out one by one (a failed one stops no
     # other) once the response has gone, and holds them until then (the sweep fails them should it die first).
-    if current_app.conf.task_always_eager and all(
-        after_response(partial(sent, task, owed=f"run {run_id}")) for run_id, task in zip(ids, tasks, strict=True)
-    ):
+    if all(sent_later(task, owed=f"run {run_id}") for run_id, task in zip(ids, tasks, strict=True)):
         RecalculationRun.objects.filter(pk__in=ids, enqueued_at=None).update(enqueued_at=timezone.now(), worker=this_process())
         return ids
     if not sent(tasks[0] if len(tasks) == 1 else group(tasks), owed=f"runs {ids}"):

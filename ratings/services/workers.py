@@ -19,7 +19,6 @@ from ratings.models import (
     RecalculationRun,
     RunStatus,
 )
-from ratingsite.after_response import after_response, after_response_wait  # noqa: F401 (the runs' users import them here)
 
 
 def _longest_first(runs: list[RecalculationRun]) -> list[int]:
