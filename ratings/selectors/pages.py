@@ -28,6 +28,7 @@ from ratings.models import (
     RatingListEntry,
     RatingSystem,
 )
+from ratings.replay import months_between
 from ratingsite.formatting import fixed
 from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Race, Variant, public_q
 
@@ -158,13 +159,15 @@ def coach_ratings(coach: Coach) -> list[CurrentRating]:
     )
 
 
-def _record_counts() -> dict:
-    """Games, wins, draws and losses of grouped game sides (a bye is a game, but no draw)."""
+def _record_counts(*, byes: bool = True) -> dict:
+    """Games, wins, draws and losses of grouped game sides: a bye is a game (and never a draw), or
+    with `byes` False no game at all."""
+    played = Q() if byes else Q(opponent__isnull=False)  # an empty filter is none (Django leaves it out)
     return {
-        "games": Count("id"),
-        "wins": Count("id", filter=Q(score=1)),
+        "games": Count("id", filter=played),
+        "wins": Count("id", filter=played & Q(score=1)),
         "draws": Count("id", filter=Q(score=0.5, opponent__isnull=False)),
-        "losses": Count("id", filter=Q(score=0)),
+        "losses": Count("id", filter=played & Q(score=0)),
     }
 
 
@@ -186,10 +189,7 @@ def coach_record(coach: Coach) -> tuple[list[dict], list[dict]]:
         GameSide.objects.filter(coach=coach)
         .values("event_id", "race_id")
         .annotate(
-            games=Count("id", filter=played),
-            wins=Count("id", filter=played & Q(score=1)),
-            draws=Count("id", filter=played & Q(score=0.5)),
-            losses=Count("id", filter=played & Q(score=0)),
+            **_record_counts(byes=False),
             td_for=Sum("touchdowns_for", filter=played),
             td_against=Sum("touchdowns_against", filter=played),
             cas_for=Sum("casualties_for", filter=played),
@@ -269,10 +269,7 @@ def coach_opponents(coach: Coach, *, limit: int = HEAD_TO_HEAD_SHORTCUTS) -> lis
     return list(
         GameSide.objects.filter(public_q("event__"), coach=coach, opponent__isnull=False)
         .values("opponent__number", "opponent__name")
-        .annotate(
-            games=Count("id"), wins=Count("id", filter=Q(score=1)), draws=Count("id", filter=Q(score=0.5)),
-            losses=Count("id", filter=Q(score=0)),
-        )
+        .annotate(**_record_counts())
         .order_by("-games", "opponent__name", "opponent__number")[:limit]
     )
 
@@ -553,9 +550,7 @@ LATE_TEXT = ("reported late, after the list that would have rated it was out: ra
 def processed_late(row: CalculationRow) -> bool:
     """Whether a KNSB row's game went into a later list than the one after its month of play (a
     depot game: entered its depot at a later list)."""
-    processed = row.depot_date or dt.date.fromisoformat(row.period)
-    played = row.played_at.date()
-    return processed.year * 12 + processed.month - (played.year * 12 + played.month) > 1
+    return months_between(row.played_at.date(), row.depot_date or dt.date.fromisoformat(row.period)) > 1
 
 
 @dataclass
