@@ -55,9 +55,8 @@ def late_month(game) -> int | None:
     reported = game.reported_on
     if reported is None or (game.event_end is not None and reported <= game.event_end):
         return None
-    at = game.played_at
-    month = reported.year * 12 + reported.month - 1
-    return month if month > at.year * 12 + at.month - 1 else None
+    month = month_number(reported)
+    return month if month > month_number(game.played_at) else None
 
 
 def placements(game) -> list[tuple[int | None, Any]]:
@@ -76,14 +75,13 @@ def placements(game) -> list[tuple[int | None, Any]]:
     results = [(c.home_score, c.kind) for c in game.corrections[1:]] + [(game.home_score, game.kind)]
     held = replace(game, home_score=first.home_score, kind=first.kind, reported_on=first.reported_on, corrections=())
     month = late_month(held)
-    played = game.played_at.year * 12 + game.played_at.month - 1
+    played = month_number(game.played_at)
     out = []
     for correction, (score, kind) in zip(game.corrections, results):
         if (score, kind) == (held.home_score, held.kind):
             continue
         new = replace(held, home_score=score, kind=kind, reported_on=correction.corrected_on)
-        day = correction.corrected_on
-        corrected = day.year * 12 + day.month - 1
+        corrected = month_number(correction.corrected_on)
         if corrected > (played if month is None else month):  # the list that rated `held` was out
             out += [(month, held), (corrected, replace(held, reverses=True))]
             month = corrected

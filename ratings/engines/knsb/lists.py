@@ -44,7 +44,6 @@ class ListMaking(RunContext):
         summary = PeriodSummary
         cap = self.c.nv_cap
         extra_played = p.extra_played
-        junior = self._junior if self.s.birth_years and self.c.junior_age is not None else None
         taken_back = p.reversed
         for kid, entry in enumerate(p.keys):
             nt = t.nt[kid] if t is not None else 0
@@ -65,11 +64,8 @@ class ListMaking(RunContext):
             summaries(summary(entry[COACH], race, variant, label, day, rl, rn, nt, played,
                               t.wt[kid], t.wet[kid], t.rtt[kid], t.rct[kid], t.wxt[kid],
                               t.lpr[kid], t.limitation[kid], nv_new))
-            if rn != rl or nv_new != nv:  # the key's entry on the new list
-                entry[RATING] = rn
-                entry[NV] = nv_new
-                entry[K] = k_factor(rn, nv_new, junior=junior is not None and junior(entry[COACH], month))
-                entry[HISTORY] += (month, rn, nv_new)
+            if rn != rl or nv_new != nv:
+                self._on_new_list(entry, rn, nv_new, month)
 
     def _rate_corrected(self, entry: list, kid: int, t: Totals | None, nt: int, played: int, taken: list,
                         month: int, day: date, label: str) -> None:
@@ -88,11 +84,15 @@ class ListMaking(RunContext):
             rn, figures = raw, (0.0, 0.0, rtt, None, None, None, LIMIT_NONE)
         self.summaries.append(PeriodSummary(entry[COACH], race, variant, label, day, rl, rn, nt, played, *figures, nv_new))
         if rn != rl or nv_new != nv:
-            entry[RATING] = rn
-            entry[NV] = nv_new
-            junior = self.s.birth_years and self.c.junior_age is not None and self._junior(entry[COACH], month)
-            entry[K] = k_factor(rn, nv_new, junior=bool(junior))
-            entry[HISTORY] += (month, rn, nv_new)
+            self._on_new_list(entry, rn, nv_new, month)
+
+    def _on_new_list(self, entry: list, rn: float, nv: int, month: int) -> None:
+        """The key's entry on the list of `month`: its rating, Nv, the k they give, and its history."""
+        entry[RATING] = rn
+        entry[NV] = nv
+        junior = bool(self.s.birth_years) and self.c.junior_age is not None and self._junior(entry[COACH], month)
+        entry[K] = k_factor(rn, nv, junior=junior)
+        entry[HISTORY] += (month, rn, nv)
 
     def _settle_counted(self, p: _Period) -> Totals:
         """Totals of every rated key of the period; Wx into its counted rows."""
