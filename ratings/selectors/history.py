@@ -226,10 +226,20 @@ def _reported_since(game: GameRecord, day: dt.date) -> bool:
     return last is not None and last >= day
 
 
-def reads_reported(system) -> bool:
-    """Whether a run of `system` from a checkpoint also replays games played before it and reported since."""
-    module, _ = engine_for(system)
+def reads_reported(module) -> bool:
+    """Whether a replay by this engine from a checkpoint also reads the games played before it and
+    reported since (KNSB: a late result goes forward into a later list)."""
     return hasattr(module, "late_month")
+
+
+def games_from(start: dt.date | None, *, reported: bool, until: dt.date | None = None) -> list[GameRecord]:
+    """The games a replay from `start` (a checkpoint; None: the first game) reads, played before
+    `until` if given; with `reported` also those played before `start` and reported since."""
+    return game_records(
+        since=dt.datetime.combine(start, dt.time()) if start else None,
+        until=dt.datetime.combine(until, dt.time()) if until else None,
+        reported_since=start if reported and start else None,
+    )
 
 
 def game_history(systems, since: dt.date | None) -> GameHistory:
@@ -237,11 +247,9 @@ def game_history(systems, since: dt.date | None) -> GameHistory:
     read_at = timezone.now()  # before reading: a run that finishes after this may have seen newer games
     starts = [resume_date(system, since) for system in systems]
     start = None if None in starts or not starts else min(starts)
-    reported = any(reads_reported(system) for system in systems)
+    reported = any(reads_reported(engine_for(system)[0]) for system in systems)
     with paused_gc():  # a million records, none in a cycle: the collector's passes over them cost a third of reading
-        games = game_records(
-            since=dt.datetime.combine(start, dt.time()) if start else None, reported_since=start if reported else None,
-        )
+        games = games_from(start, reported=reported)
     return GameHistory(start=start, games=games, read_at=read_at, reported=reported)
 
 
@@ -250,10 +258,7 @@ def replay_as_of(system, on: dt.date):
     replayed in memory from the latest checkpoint at or before that date; writes nothing."""
     module, config = engine_for(system)
     ledger, start = resume_point(system, on)
-    games = game_records(
-        since=dt.datetime.combine(start, dt.time()) if start else None, until=dt.datetime.combine(on, dt.time()),
-        reported_since=start if start and hasattr(module, "late_month") else None,
-    )
+    games = games_from(start, reported=reads_reported(module), until=on)
     entries = []
     for chunk in replay(
         module, config, games, ledger, start=start, until=on, rules=list_rules(system, config),

@@ -273,12 +273,10 @@ def _recalculate(
         fresh = None  # a checkpoint after all: the run writes into the partitions in place
     _delete_from(system, start, swapped=fresh is not None)
     keys = _Keys()
-    late = hasattr(module, "late_month")  # KNSB: from a checkpoint, the games reported since go forward too
-    games = history.since(start, reported=late) if history is not None else None
+    reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
+    games = history.since(start, reported=reported) if history is not None else None
     if games is None:
-        games = selectors.game_records(
-            since=dt.datetime.combine(start, dt.time()) if start else None, reported_since=start if late else None,
-        )
+        games = selectors.games_from(start, reported=reported)
     else:
         log.append("games read once for several systems")
     log.append(f"{len(games)} games to replay")
