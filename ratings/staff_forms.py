@@ -131,7 +131,7 @@ class RatingSystemForm(forms.Form):
         self.system = system
         _, self.config_class = engine(system.method)
         module, wording = CONFIG_MODULES[system.method], WORDING[system.method]
-        hints = typing.get_type_hints(self.config_class)
+        self.hints = hints = typing.get_type_hints(self.config_class)
         self.parameter_fields = {}
         for spec in dataclasses.fields(self.config_class):
             if spec.name in RESERVED:
@@ -207,7 +207,7 @@ class RatingSystemForm(forms.Form):
         return cleaned
 
     def _optional(self, name: str) -> bool:
-        return type(None) in typing.get_args(typing.get_type_hints(self.config_class)[name])
+        return type(None) in typing.get_args(self.hints[name])
 
     def changes(self) -> dict:
         """What rating_system_update takes: the parameters (each value stored if it is not the engine's
