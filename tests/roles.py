@@ -1,5 +1,5 @@
 """Accounts in each role, for the organiser, staff and permission tests."""
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import AnonymousUser, Group, User
 
 from tournaments.permissions import MEMBERS, ORGANISERS, STAFF, groups_sync
 
@@ -26,3 +26,10 @@ def organiser(username: str = "olga") -> User:
 
 def staff(username: str = "sam") -> User:
     return account(username, STAFF)
+
+
+def anonymous_get(rf, path: str):
+    """A GET of `path` by a visitor who is not logged in, for calling a view directly (RequestFactory `rf`)."""
+    request = rf.get(path)
+    request.user = AnonymousUser()
+    return request

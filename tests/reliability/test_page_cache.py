@@ -7,7 +7,6 @@ import threading
 import time
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
 from django.http import HttpResponse, StreamingHttpResponse
 from django.middleware.csrf import get_token
@@ -18,7 +17,7 @@ from ratings.models import RatingSystem, Trigger
 from ratingsite import page_cache
 from stats.services import summaries_refresh
 from tests.factories import RoundFactory, play
-from tests.roles import staff
+from tests.roles import anonymous_get, staff
 from tests.web.conftest import build_league, column, recalculate_all, table
 from tournaments.models import Event, EventStatus, Game
 from tournaments.services import event_sanction, game_correct
@@ -148,11 +147,6 @@ def _view_counting(calls: list, answer):
     return view
 
 
-def _anonymous_get(rf, path="/page/"):
-    request = rf.get(path)
-    request.user = AnonymousUser()
-    return request
-
 
 def test_an_answer_holding_a_csrf_token_is_never_cached(rf):
     calls = []
@@ -160,8 +154,8 @@ def test_an_answer_holding_a_csrf_token_is_never_cached(rf):
     def form(request):
         return HttpResponse(f'<input name="csrfmiddlewaretoken" value="{get_token(request)}">')
     view = _view_counting(calls, form)
-    view(_anonymous_get(rf))
-    view(_anonymous_get(rf))
+    view(anonymous_get(rf, "/page/"))
+    view(anonymous_get(rf, "/page/"))
     assert len(calls) == 2
 
 
@@ -177,8 +171,8 @@ def test_an_answer_setting_a_cookie_or_failing_is_never_cached(rf):
         (plain_calls, lambda request: HttpResponse("hello")),
     ):
         view = _view_counting(calls, answer)
-        view(_anonymous_get(rf))
-        view(_anonymous_get(rf))
+        view(anonymous_get(rf, "/page/"))
+        view(anonymous_get(rf, "/page/"))
     assert (len(cookie_calls), len(missing_calls), len(plain_calls)) == (2, 2, 1)
 
 
@@ -191,11 +185,11 @@ def test_a_streamed_download_is_kept_once_it_has_streamed_to_the_end(rf, transac
         response["Content-Disposition"] = 'attachment; filename="ranking.csv"'
         return response
     view = _view_counting(calls, download)
-    first = view(_anonymous_get(rf))
+    first = view(anonymous_get(rf, "/page/"))
     assert next(iter(first.streaming_content)) == b"row 0\n"
     first.close()  # the server closes a download stopped half-way: nothing is kept
-    whole = b"".join(view(_anonymous_get(rf)).streaming_content)
-    hit = view(_anonymous_get(rf))
+    whole = b"".join(view(anonymous_get(rf, "/page/")).streaming_content)
+    hit = view(anonymous_get(rf, "/page/"))
     assert len(calls) == 2
     assert whole == b"".join(f"row {n}\n".encode() for n in range(1000)) == hit.content
     assert hit["Content-Disposition"] == 'attachment; filename="ranking.csv"' and hit["Content-Type"] == "text/csv"
@@ -210,10 +204,10 @@ def test_while_one_request_renders_a_page_the_others_wait_for_its_answer(rf):
         return HttpResponse("rendered once")
     view = _view_counting(calls, slow)
     answers = []
-    first = threading.Thread(target=lambda: answers.append(view(_anonymous_get(rf)).content))
+    first = threading.Thread(target=lambda: answers.append(view(anonymous_get(rf, "/page/")).content))
     first.start()
     started.wait(5)
-    others = [threading.Thread(target=lambda: answers.append(view(_anonymous_get(rf)).content)) for _ in range(3)]
+    others = [threading.Thread(target=lambda: answers.append(view(anonymous_get(rf, "/page/")).content)) for _ in range(3)]
     for thread in others:
         thread.start()
     for thread in [first, *others]:
@@ -231,11 +225,11 @@ def test_a_render_that_keeps_nothing_lets_the_waiting_requests_render(rf):
         return HttpResponse("not found", status=404)
     view = _view_counting(calls, missing)
     statuses = []
-    first = threading.Thread(target=lambda: statuses.append(view(_anonymous_get(rf)).status_code))
+    first = threading.Thread(target=lambda: statuses.append(view(anonymous_get(rf, "/page/")).status_code))
     first.start()
     started.wait(5)
     began = time.monotonic()
-    assert view(_anonymous_get(rf)).status_code == 404
+    assert view(anonymous_get(rf, "/page/")).status_code == 404
     first.join(5)
     assert len(calls) == 2 and statuses == [404]
     assert time.monotonic() - began < page_cache.WAIT / 2  # not the whole wait: the render ended

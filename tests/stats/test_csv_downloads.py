@@ -6,14 +6,13 @@ import io
 import time
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.http import StreamingHttpResponse
 from django.test.utils import CaptureQueriesContext
 
 from ratingsite import csv_export, page_cache
 from stats import export
-from tests.roles import staff
+from tests.roles import anonymous_get, staff
 from tests.web.conftest import build_league, recalculate_all, table
 from tournaments.models import Race
 
@@ -185,11 +184,6 @@ def test_the_ranking_csv_streams_its_header_before_any_query(client, rated):
     assert len(queries) == 1
 
 
-def _anonymous_get(rf, path="/stats/games/?_export=csv"):
-    request = rf.get(path)
-    request.user = AnonymousUser()
-    return request
-
 
 def test_a_download_under_way_holds_back_no_other_download_of_its_address(rf):
     calls = []
@@ -199,14 +193,14 @@ def test_a_download_under_way_holds_back_no_other_download_of_its_address(rf):
         calls.append(request.path)
         return csv_export.csv_download(["Number", "Coach"], ([number, f"Coach {number}"] for number in range(5000)), filename="games")
 
-    first = download(_anonymous_get(rf))
+    first = download(anonymous_get(rf, "/stats/games/?_export=csv"))
     pieces = iter(first.streaming_content)
     assert next(pieces) == codecs.BOM_UTF8 + b"Number,Coach\r\n"  # and its reader is slow: the rest waits
     began = time.monotonic()
-    second = download(_anonymous_get(rf))
+    second = download(anonymous_get(rf, "/stats/games/?_export=csv"))
     assert time.monotonic() - began < page_cache.WAIT / 2  # not held until the first has streamed to its end
     assert second.streaming and len(calls) == 2
     whole = codecs.BOM_UTF8 + b"Number,Coach\r\n" + b"".join(pieces)
     assert b"".join(second.streaming_content) == whole
-    hit = download(_anonymous_get(rf))
+    hit = download(anonymous_get(rf, "/stats/games/?_export=csv"))
     assert len(calls) == 2 and not hit.streaming and hit.content == whole and hit.content.startswith(codecs.BOM_UTF8)
