@@ -113,6 +113,15 @@ class Upload:
     # Federation numbers nobody has, with the name the file gives them (for the offer to create them).
     unknown_coaches: dict[int, str] = field(default_factory=dict)
 
+    def add(self, entry: GameEntry) -> None:
+        """Take a game read without a problem, and the names the file gives its coaches (the first
+        name wins), to offer creating the coaches the federation does not know."""
+        self.games.append(entry)
+        for side in SIDES:
+            number, name = getattr(entry, f"{side}_coach"), getattr(entry, f"{side}_name")
+            if number is not None and name and number not in self.unknown_coaches:
+                self.unknown_coaches[number] = name
+
     @property
     def is_valid(self) -> bool:
         return not self.errors and bool(self.games)
@@ -229,11 +238,7 @@ def read_results(data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | 
             continue
         entry = _read_row(line, dict(zip(columns, (cell.strip() for cell in cells))), races, upload.errors, today)
         if entry is not None:
-            upload.games.append(entry)
-            for side in SIDES:
-                number, name = getattr(entry, f"{side}_coach"), getattr(entry, f"{side}_name")
-                if number is not None and name and number not in upload.unknown_coaches:
-                    upload.unknown_coaches[number] = name
+            upload.add(entry)
     if not upload.games and not upload.errors:
         upload.errors.append(RowError(0, "", "The file has a header but no games."))
     return upload

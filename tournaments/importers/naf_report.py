@@ -27,6 +27,7 @@ from xml.parsers import expat
 
 from tournaments.uploads import (
     MAX_UPLOAD_GAMES,
+    SIDES,
     RaceLookup,
     RaceRef,
     RowError,
@@ -34,8 +35,6 @@ from tournaments.uploads import (
     _read_row,
     check_upload,
 )
-
-SIDES = ("home", "away")
 
 
 @dataclass
@@ -173,11 +172,7 @@ def read_naf_report(
         entry = _read_row(game.line, row, races, cells, today)
         upload.errors.extend(errors + [error for error in cells if error.column not in reported])
         if entry is not None and not errors:
-            upload.games.append(entry)
-            for side in SIDES:
-                number, name = getattr(entry, f"{side}_coach"), getattr(entry, f"{side}_name")
-                if name and number not in upload.unknown_coaches:
-                    upload.unknown_coaches[number] = name
+            upload.add(entry)
     upload.errors.sort(key=RowError.sort_key)
     return upload
 
