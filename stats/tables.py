@@ -252,10 +252,13 @@ class CoachRecordTable(NamedCoachesTable):
 
 
 class RankHistoryTable(StatsTable):
-    month = tables.Column(accessor="rating_list__date", verbose_name="List")
+    """A key's months (ratings.selectors.RankMonth); "no" under On the list: figures derived, not stored."""
+
+    month = tables.Column(accessor="date", verbose_name="List")
     rank = NumberColumn(verbose_name="Rank", empty_values=())
     value = NumberColumn(verbose_name="Rating")
     games = NumberColumn(verbose_name="Games")
+    on_list = tables.Column(verbose_name="On the list")
 
     def render_month(self, value):
         return f"{value:%Y-%m}"
@@ -278,6 +281,12 @@ class RankHistoryTable(StatsTable):
 
     def value_value(self, value):
         return self.render_value(value)
+
+    def render_on_list(self, value):
+        return "yes" if value else "no"
+
+    def value_on_list(self, value):
+        return self.render_on_list(value)
 
     class Meta(StatsTable.Meta):
         pass

@@ -207,15 +207,16 @@ def rank_over_time(request):
     if chosen is None:
         return _page(request, "stats/rank_over_time.html", context)
     race, variant = selectors.rank_subjects(race_slug=chosen["race__slug"], variant_slug=chosen["variant__slug"])
-    history = list(ratings_selectors.rank_history(coach=coach, system=system, race=race, variant=variant))
+    history = ratings_selectors.rank_history(coach=coach, system=system, race=race, variant=variant)
     table = RankHistoryTable(history, places=formatting.rating_places(system.method))
     if response := _export(request, {"history": table}, "rank-over-time"):
         return response
     what = f"{coach.name} ({coach.number}){f', {race.name}' if race else ''}, {variant.name}, {system.name}"
     context.update(
         race=race, variant=variant, table=table, what=what,
-        rank_chart=charts.StepChart([(row["rating_list__date"], row["rank"]) for row in history], f"Rank: {what}", "Rank", invert=True),
-        rating_chart=charts.StepChart([(row["rating_list__date"], row["value"]) for row in history], f"Rating: {what}", "Rating"),
+        rank_chart=charts.StepChart([(month.date, month.rank) for month in history], f"Rank: {what}", "Rank", invert=True),
+        rating_chart=charts.StepChart([(month.date, month.value) for month in history], f"Rating: {what}", "Rating"),
+        derived=any(not month.on_list for month in history),
     )
     return _page(request, "stats/rank_over_time.html", context)
 

@@ -3,10 +3,11 @@ import datetime as dt
 import pickle
 import zlib
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import attrgetter
 
 import lz4.frame
+import numpy as np
 from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
@@ -18,14 +19,17 @@ from ratings.engines.common import Correction, GameRecord, paused_gc
 from ratings.models import (
     CurrentRating,
     EngineCheckpoint,
+    Method,
+    PeriodSummary,
     Publication,
     PublishedEntry,
+    RatingList,
     RatingListEntry,
     RatingSystem,
     RecalculationRun,
     RunStatus,
 )
-from ratings.replay import Ledger, replay
+from ratings.replay import Board, Ledger, replay
 from ratingsite.formatting import fixed, rating_places
 from tournaments.models import PUBLIC_STATUSES, Coach, EventStatus, GameCorrection, Race, Variant
 
@@ -345,9 +349,142 @@ def rating_keys(*, coach: Coach, system: RatingSystem) -> QuerySet:
     )
 
 
-def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, variant: Variant) -> QuerySet:
-    """The key's rank and rating on every monthly list it is on, oldest first."""
-    return (
-        RatingListEntry.objects.filter(system=system, coach=coach, race=race, variant=variant)
-        .values("rating_list__date", "rank", "value", "games", "phi").order_by("rating_list__date")
+@dataclass(frozen=True)
+class RankMonth:
+    """A key on one monthly list. `on_list` False: the stored list holds no entry for the key (a
+    movements list it did not move on, or a complete one it is off while inactive), so the figures
+    are derived: its games and activity carried from its latest entry, its rank worked out that month."""
+
+    date: dt.date
+    rank: int | None  # None: inactive
+    value: float
+    games: int
+    on_list: bool
+
+
+def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, variant: Variant) -> list[RankMonth]:
+    """The key's rank and rating on every monthly list from its first entry on, oldest first, as
+    if every list had been complete: the replay's ranking (`Board.ranks`) over the key's group as
+    it stood each month. A Glicko value drifts while idle (φ grows), so it comes from the summaries."""
+    key = {"system": system, "race": race, "variant": variant}
+    own = list(
+        RatingListEntry.objects.filter(coach=coach, **key).order_by("rating_list__date")
+        .values_list("rating_list__date", "rank", "value", "games")
     )
+    if not own:
+        return []
+    lists = list(RatingList.objects.filter(system=system).order_by("date").values_list("id", "date", "complete"))
+    entries = {day: rest for day, *rest in own}
+    months: list[RankMonth] = []
+    rank, value, games = entries[own[0][0]]
+    for _, day, complete in lists:
+        if day < own[0][0]:
+            continue
+        on_list = day in entries
+        if on_list:
+            rank, value, games = entries[day]
+        elif complete:  # a complete list holds every active key: off it, the key is inactive
+            rank = None
+        # (a movements list holds every key that played or lost its rank: off it, the key stands as it did)
+        months.append(RankMonth(day, rank, value, games, on_list=on_list))
+    derived = [m.date for m in months if not m.on_list]
+    ranked = [m.date for m in months if not m.on_list and m.rank is not None]
+    if system.method == Method.GLICKO:
+        standing = _glicko_standing(system, key, coach=coach, derived=derived, ranked=ranked)
+    else:
+        standing = _movements_ranks(system, key, coach=coach, lists=lists, ranked=ranked)
+    return [replace(m, **standing[m.date]) if m.date in standing else m for m in months]
+
+
+def _group_keys(coaches: np.ndarray, coach: Coach) -> tuple[np.ndarray, np.ndarray, int]:
+    """(the group's coaches, each row's place among them, the key's own place): the key is among them
+    even if no row read is its own."""
+    keys, index = np.unique(np.append(coaches, coach.pk), return_inverse=True)
+    return keys, index[:-1], int(index[-1])
+
+
+def _group_board(coaches: np.ndarray) -> Board:
+    """A board of one ranking group (the key's race and variant, or its variant), for its ranks."""
+    board = Board()
+    board.add([(coach, None, None) for coach in coaches.tolist()])
+    return board
+
+
+def _movements_ranks(system: RatingSystem, key: dict, *, coach: Coach, lists: list, ranked: list[dt.date]) -> dict:
+    """The key's rank on each `ranked` date (a movements list without its entry, while active): every
+    key of the group at its latest entry since the complete list before, ranked as the replay ranks.
+    One read of the group's entries on those lists, then one pass per run of movements lists."""
+    if not ranked:
+        return {}
+    runs: dict[int, list[int]] = {}  # position of a complete list (-1: none yet) -> the wanted positions after it
+    wanted = set(ranked)
+    base = -1
+    for position, (_, day, complete) in enumerate(lists):
+        if complete:
+            base = position
+        elif day in wanted:
+            runs.setdefault(base, []).append(position)
+    position_of = {lists[p][0]: p for start, needed in runs.items() for p in range(max(start, 0), needed[-1] + 1)}
+    rows = list(RatingListEntry.objects.filter(rating_list_id__in=list(position_of), **key)
+                .values_list("rating_list_id", "coach_id", "value", "rank"))
+    if not rows:
+        return {}
+    list_ids, coaches, values, ranks = (list(column) for column in zip(*rows))
+    positions = np.array([position_of[i] for i in list_ids], dtype=np.int64)
+    order = np.argsort(positions, kind="stable")
+    positions = positions[order]
+    keys, index, mine = _group_keys(np.array(coaches, dtype=np.int64)[order], coach)
+    values = np.array(values, dtype=float)[order]
+    active = np.array([rank is not None for rank in ranks], dtype=bool)[order]
+    board = _group_board(keys)
+    out = {}
+    for start, needed in runs.items():
+        value, on = np.full(len(keys), np.nan), np.zeros(len(keys), dtype=bool)
+        for position in range(max(start, 0), needed[-1] + 1):
+            lo, hi = np.searchsorted(positions, [position, position + 1])
+            value[index[lo:hi]], on[index[lo:hi]] = values[lo:hi], active[lo:hi]
+            if lists[position][1] in wanted:
+                rank, _ = board.ranks(value, on, per_race=system.per_race)
+                out[lists[position][1]] = {"rank": int(rank[mine]) or None}
+    return out
+
+
+def _glicko_standing(system: RatingSystem, key: dict, *, coach: Coach, derived: list[dt.date], ranked: list[dt.date]) -> dict:
+    """The key's value on each `derived` date, and its rank on the `ranked` ones, as the replay's board
+    stood then: each key's latest summary written before the list, its φ grown for the idle periods.
+    The group's summaries are read up to the last ranked date, the key's own up to the last date."""
+    if not derived:
+        return {}
+    wanted = Q(coach=coach, chunk__lt=derived[-1])
+    if ranked:
+        wanted |= Q(chunk__lt=ranked[-1])
+    rows = list(PeriodSummary.objects.filter(wanted, **key).order_by("chunk", "effective", "pk")
+                .values_list("coach_id", "chunk", "effective", "mu", "phi", "sigma"))
+    if not rows:
+        return {}
+    coaches, chunks, effective, mu, phi, sigma = (list(column) for column in zip(*rows))
+    written = np.array([day.toordinal() for day in chunks], dtype=np.int64)
+    effective_day = np.array([day.toordinal() for day in effective], dtype=np.int64)
+    effective_month = np.array([day.year * 12 + day.month for day in effective], dtype=np.int64)
+    mu, phi, sigma = (np.array(column, dtype=float) for column in (mu, phi, sigma))
+    keys, index, mine = _group_keys(np.array(coaches, dtype=np.int64), coach)
+    board = _group_board(keys)
+    rules = list_rules(system, engine_for(system)[1])
+    ranked_days = set(ranked)
+    out = {}
+    done = 0
+    for day in derived:
+        upto = int(np.searchsorted(written, day.toordinal()))  # the summaries of the chunks before the list
+        if upto > done:  # each key's latest of them, as the board folds them in
+            _, last_first = np.unique(index[done:upto][::-1], return_index=True)
+            rows_in = upto - 1 - last_first
+            at = index[rows_in]
+            board.mu[at], board.phi[at], board.sigma[at] = mu[rows_in], phi[rows_in], sigma[rows_in]
+            board.effective_day[at], board.effective_month[at] = effective_day[rows_in], effective_month[rows_in]
+            done = upto
+        value, _, active = board.standing(day, rules)
+        out[day] = {"value": float(value[mine])}
+        if day in ranked_days:
+            rank, _ = board.ranks(value, active, per_race=system.per_race)
+            out[day]["rank"] = int(rank[mine]) or None
+    return out

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def history(league):
-    """Anna's human (Blood Bowl 2020) on the Elo lists: Jan rank 3 (160), Feb rank 2 (165), not on March's, April inactive."""
+    """Anna's human (Blood Bowl 2020) on the Elo lists: Jan rank 3 (160), Feb rank 2 (165), off March's (complete, so
+    inactive), April inactive."""
     elo = RatingSystem.objects.get(slug="elo")
     lists = {month: RatingList.objects.create(system=elo, date=dt.date(2024, month, 1)) for month in (1, 2, 3, 4)}
     for month, rank, value in ((1, 3, 160.0), (2, 2, 165.25), (4, None, 163.0)):
@@ -31,8 +32,9 @@ def history(league):
 
 def test_rank_history_per_list(history, league):
     rows = selectors.rank_history(coach=league.a, system=history, race=race("human"), variant=variant())
-    assert [(r["rating_list__date"], r["rank"], r["value"]) for r in rows] == [
-        (dt.date(2024, 1, 1), 3, 160.0), (dt.date(2024, 2, 1), 2, 165.25), (dt.date(2024, 4, 1), None, 163.0),
+    assert [(r.date, r.rank, r.value, r.on_list) for r in rows] == [
+        (dt.date(2024, 1, 1), 3, 160.0, True), (dt.date(2024, 2, 1), 2, 165.25, True),
+        (dt.date(2024, 3, 1), None, 165.25, False), (dt.date(2024, 4, 1), None, 163.0, True),
     ]
 
 
@@ -40,8 +42,8 @@ def test_page_shows_chart_and_table(client, history):
     body = client.get("/stats/rank-over-time/?coach=1001&race=human&system=elo&variant=blood-bowl-2020").content.decode()
     assert body.count('<svg class="stats-chart"') == 2
     cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
-    assert cells == ["List", "Rank", "Rating", "Games", "2024-01", "3", "160.00", "1", "2024-02", "2", "165.25", "2",
-                     "2024-04", "-", "163.00", "4"]
+    assert cells == ["List", "Rank", "Rating", "Games", "On", "the", "list", "2024-01", "3", "160.00", "1", "yes",
+                     "2024-02", "2", "165.25", "2", "yes", "2024-03", "-", "165.25", "2", "no", "2024-04", "-", "163.00", "4", "yes"]
 
 
 def test_page_picks_the_key_with_most_lists(client, history):
@@ -50,10 +52,10 @@ def test_page_picks_the_key_with_most_lists(client, history):
     assert "race=wood-elf" in body
 
 
-def test_step_line_breaks_where_a_month_is_missing(client, history):
+def test_step_line_breaks_where_the_key_has_no_rank(client, history):
     body = client.get("/stats/rank-over-time/?coach=1001&race=human").content.decode()
     rank_path = re.search(r'<path class="line" d="([^"]+)"', body).group(1)
-    # January to February continuous (L), then the line stops; April has no rank (inactive): nothing drawn.
+    # January to February continuous (L), then the line stops: March and April have no rank (inactive), nothing drawn.
     assert rank_path.count("M") == 1 and rank_path.count("L") == 1
 
 
@@ -62,7 +64,8 @@ def test_csv_of_the_history(client, history):
     body = b"".join(response.streaming_content)
     assert body.startswith(codecs.BOM_UTF8)
     assert body.decode("utf-8-sig").splitlines() == [
-        "List,Rank,Rating,Games", "2024-01,3,160.00,1", "2024-02,2,165.25,2", "2024-04,-,163.00,4",
+        "List,Rank,Rating,Games,On the list", "2024-01,3,160.00,1,yes", "2024-02,2,165.25,2,yes", "2024-03,-,165.25,2,no",
+        "2024-04,-,163.00,4,yes",
     ]
 
 
@@ -83,4 +86,22 @@ def test_a_knsb_history_reads_in_whole_numbers(client, league):
     )
     body = client.get("/stats/rank-over-time/?coach=1001&system=knsb&variant=blood-bowl-2020").content.decode()
     cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
-    assert cells == ["List", "Rank", "Rating", "Games", "2024-01", "4", "1591", "8"]
+    assert cells == ["List", "Rank", "Rating", "Games", "On", "the", "list", "2024-01", "4", "1591", "8", "yes"]
+
+
+def test_a_month_whose_list_keeps_only_movements_shows_the_rank_the_key_had_and_says_it_is_derived(client, league):
+    elo = RatingSystem.objects.get(slug="elo")
+    lists = {month: RatingList.objects.create(system=elo, date=dt.date(2019, month, 1), complete=month == 1) for month in (1, 2, 3)}
+    for month, coach, value, rank in ((1, league.b, 170.0, 1), (1, league.a, 160.0, 2), (2, league.b, 155.0, 2), (3, league.c, 165.0, 1)):
+        RatingListEntry.objects.create(
+            rating_list=lists[month], system=elo, coach=coach, race=race("human"), variant=variant(), value=value, rank=rank, games=3,
+        )
+    url = "/stats/rank-over-time/?coach=1001&race=human&system=elo&variant=blood-bowl-2020"
+    body = client.get(url).content.decode()
+    # February: Bert fell below Anna, so Anna led; March: Cora passed her
+    rows = ["2019-01", "2", "160.00", "3", "yes", "2019-02", "1", "160.00", "3", "no", "2019-03", "2", "160.00", "3", "no"]
+    cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
+    assert cells[7:] == rows
+    assert "the list keeps only the month's movements" in re.sub(r"\s+", " ", body)
+    csv = b"".join(client.get(url + "&_export=csv").streaming_content).decode("utf-8-sig").splitlines()
+    assert csv[1:] == [",".join(rows[i:i + 5]) for i in range(0, len(rows), 5)]
