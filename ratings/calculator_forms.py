@@ -16,6 +16,8 @@ from ratings.engines.glicko import GlickoConfig, GlickoRating
 from ratings.engines.knsb import KnsbConfig
 from ratings.engines.naf_elo import EloConfig
 from ratings.models import Method
+from tournaments.models import Coach, Race, Variant
+from tournaments.selectors import coach_get
 
 SCORE_WORDS = {"w": 1.0, "win": 1.0, "d": 0.5, "draw": 0.5, "l": 0.0, "loss": 0.0, "½": 0.5, "1/2": 0.5}
 SWITCH_WORDS = {"on": True, "yes": True, "true": True, "1": True, "off": False, "no": False, "false": False, "0": False}
@@ -333,3 +335,84 @@ class CalculatorForm(forms.Form):
             changes = {attribute: cleaned[name] for name, attribute in options.items() if cleaned.get(name) is not None}
             out[method] = dataclasses.replace(self.defaults[method], **changes)
         return out
+
+
+DEFAULT_VARIANT = "blood-bowl-2020"
+PAIRING_PREFIX = "pairing"
+PAIRING_SIDES = (("home", "Home"), ("away", "Away"))
+
+
+class PairingForm(forms.Form):
+    """A pairing to predict: two coaches by federation number with their races and the variant (their
+    ratings read as they stand now), or two ratings. cleaned_data holds the Coach of each side when
+    coaches are named."""
+
+    home_coach = forms.IntegerField(label="Home coach (federation number)", min_value=1, max_value=2**31 - 1, required=False)
+    home_race = forms.ModelChoiceField(
+        label="Home race", queryset=Race.objects.order_by("name"), to_field_name="slug", required=False, empty_label="—",
+    )
+    away_coach = forms.IntegerField(label="Away coach (federation number)", min_value=1, max_value=2**31 - 1, required=False)
+    away_race = forms.ModelChoiceField(
+        label="Away race", queryset=Race.objects.order_by("name"), to_field_name="slug", required=False, empty_label="—",
+    )
+    variant = forms.ModelChoiceField(
+        label="Variant", queryset=Variant.objects.order_by("name"), to_field_name="slug", required=False,
+        initial=DEFAULT_VARIANT, empty_label=None,
+    )
+    home_rating = forms.FloatField(
+        label="Or: home rating", required=False, min_value=-RATING_LIMIT, max_value=RATING_LIMIT,
+        help_text="Used by every method (NAF Elo on its own scale, starting at 150; Glicko and KNSB at 1500).",
+    )
+    home_phi = forms.FloatField(label="Home φ (Glicko)", initial=80, min_value=0.001, max_value=PHI_LIMIT, required=False)
+    away_rating = forms.FloatField(label="Away rating", required=False, min_value=-RATING_LIMIT, max_value=RATING_LIMIT)
+    away_phi = forms.FloatField(label="Away φ (Glicko)", initial=80, min_value=0.001, max_value=PHI_LIMIT, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, prefix=PAIRING_PREFIX, **kwargs)
+
+    @classmethod
+    def asked(cls, data) -> bool:
+        """Whether a query string holds a pairing (any of this form's fields)."""
+        return any(name.startswith(f"{PAIRING_PREFIX}-") for name in data)
+
+    @classmethod
+    def calculation_asked(cls, data) -> bool:
+        """Whether a query string holds anything else: the calculator's own input."""
+        return any(not name.startswith(f"{PAIRING_PREFIX}-") for name in data)
+
+    def clean(self):
+        cleaned = super().clean()
+        named = [side for side, _ in PAIRING_SIDES if cleaned.get(f"{side}_coach") is not None]
+        rated = [side for side, _ in PAIRING_SIDES if cleaned.get(f"{side}_rating") is not None]
+        if self.errors:
+            return cleaned
+        if named and rated:
+            raise ValidationError("Name two coaches or give two ratings, not both.")
+        if named:
+            self._clean_coaches(cleaned)
+        elif rated:
+            for side, word in PAIRING_SIDES:
+                if cleaned.get(f"{side}_rating") is None:
+                    self.add_error(f"{side}_rating", f"Give the {word.lower()} rating too.")
+                if cleaned.get(f"{side}_phi") is None:
+                    cleaned[f"{side}_phi"] = self.fields[f"{side}_phi"].initial
+        else:
+            raise ValidationError("Name two coaches by federation number (with their races), or give two ratings.")
+        return cleaned
+
+    def _clean_coaches(self, cleaned) -> None:
+        for side, word in PAIRING_SIDES:
+            number = cleaned.get(f"{side}_coach")
+            if number is None:
+                self.add_error(f"{side}_coach", f"Give the {word.lower()} coach's federation number too.")
+            else:
+                try:
+                    cleaned[f"{side}"] = coach_get(number=number)
+                except Coach.DoesNotExist:
+                    self.add_error(f"{side}_coach", f"There is no coach with federation number {number}.")
+            if cleaned.get(f"{side}_race") is None:
+                self.add_error(f"{side}_race", "Choose the race he plays: NAF Elo and NAF Glicko rate each race apart.")
+        if cleaned.get("variant") is None:
+            self.add_error("variant", "Choose the variant.")
+        if cleaned.get("home_coach") is not None and cleaned.get("home_coach") == cleaned.get("away_coach"):
+            self.add_error("away_coach", "A coach cannot play against himself: name two different coaches.")

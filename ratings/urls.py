@@ -37,6 +37,7 @@ urlpatterns = [
     path("lists/<slug:system>/<month:month>/edition/<int:edition>/", views.rating_list_detail, name="rating_list_edition"),
     path("events/", views.event_list, name="event_list"),
     path("events/<int:pk>/", views.event_detail, name="event_detail"),
+    path("events/<int:pk>/predictions/", views.event_predictions, name="event_predictions"),
     path("calculator/", views.calculator, name="calculator"),
     path("about/ratings/", views.about_ratings, name="about_ratings"),
 ]

@@ -17,7 +17,7 @@ from django_tables2 import RequestConfig
 
 from ratings import selectors
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
-from ratings.calculator_forms import CalculatorForm
+from ratings.calculator_forms import CalculatorForm, PairingForm
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
@@ -371,6 +371,20 @@ def event_detail(request, pk: int):
     })
 
 
+@cached_page
+def event_predictions(request, pk: int):
+    """Every pairing's expected score under each rating system and each coach's expected total; once a
+    system has rated the event, its stored We against the scores. A submitted event's are its
+    organiser's and the staff's alone: anyone else gets the 404 the public event page gives."""
+    try:
+        event = selectors.prediction_event_get(user=request.user, pk=pk)
+    except Event.DoesNotExist:
+        raise Http404("There is no event with this number whose predictions you may see.") from None
+    return render(request, "ratings/event_predictions.html", {
+        "event": event, "predictions": selectors.event_predictions(event, selectors.public_systems()),
+    })
+
+
 # --- rating lists ---------------------------------------------------------------------------------
 
 
@@ -467,9 +481,14 @@ def rating_list_detail(request, system: str, month: tuple[int, int], edition: in
 
 def calculator(request):
     """Anyone's results under every method, with the breakdown table of each. Every option starts as
-    the rating system is configured; what is entered applies to this calculation only."""
+    the rating system is configured; what is entered applies to this calculation only. Beside it, a
+    pairing's expected score under each method (its fields prefixed "pairing-")."""
     configured = calculator_configs()
-    form = CalculatorForm(request.GET or None, configs={method: config for method, (_, config) in configured.items()})
+    asked = request.GET if PairingForm.calculation_asked(request.GET) else None
+    form = CalculatorForm(asked, configs={method: config for method, (_, config) in configured.items()})
+    pairing_form, pairing = PairingForm(request.GET if PairingForm.asked(request.GET) else None), None
+    if pairing_form.is_bound and pairing_form.is_valid():
+        pairing = _pairing(pairing_form.cleaned_data, configured)
     results = {}
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
@@ -489,8 +508,26 @@ def calculator(request):
             results["knsb"] = (configured[Method.KNSB][0], calculate_knsb(
                 configs[Method.KNSB], rl=data["rl"], nv=data["nv"], results=data["results"], junior=data["junior"],
             ))
-    status = 400 if form.is_bound and not form.is_valid() else 200
-    return render(request, "ratings/calculator.html", {"form": form, "results": results}, status=status)
+    invalid = any(f.is_bound and not f.is_valid() for f in (form, pairing_form))
+    return render(request, "ratings/calculator.html", {
+        "form": form, "results": results, "pairing_form": pairing_form, "pairing": pairing,
+    }, status=400 if invalid else 200)
+
+
+def _pairing(data: dict, configured: dict) -> dict:
+    """A pairing's expected scores: per system from the named coaches' ratings as they stand now,
+    or per method from the two ratings given."""
+    if data.get("home") is not None:
+        rows = selectors.coach_pairing(
+            systems=system_configs(), home=data["home"], home_race=data["home_race"], away=data["away"],
+            away_race=data["away_race"], variant=data["variant"], on=timezone.localdate(),
+        )
+        return {"rows": rows, "coaches": True}
+    rows = selectors.rating_pairing(
+        systems=configured.values(), home=selectors.SideRating(data["home_rating"], data["home_phi"]),
+        away=selectors.SideRating(data["away_rating"], data["away_phi"]),
+    )
+    return {"rows": rows, "coaches": False}
 
 
 # --- about the ratings ----------------------------------------------------------------------------
