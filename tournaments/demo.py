@@ -2,9 +2,11 @@
 sanctioned tournaments with majors, Swiss rounds, scores and awards.
 
 generate_federation() is pure and deterministic: the same arguments give the same federation, drawn
-from one random.Random(seed) and anchored at a fixed date, never the clock. demo_federation_create()
-writes it; a second run with the same seed finds its events by source ("demo:<seed>:<n>") and adds
-nothing.
+from one random.Random(seed) as of a fixed day (SEEDED_ON), then moved by whole weeks to the seeding
+day it is given, never the clock: the same seed and seeding day give the same federation, and a later
+seeding day the same one later, weekdays kept. demo_federation_create() writes it as of the seeding
+day (by default the clock's today); a second run with the same seed finds its events by source
+("demo:<seed>:<n>") and adds nothing.
 """
 from __future__ import annotations
 
@@ -12,10 +14,11 @@ import datetime as dt
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from django.db import transaction
+from django.utils import timezone
 
 from tournaments import services
 from tournaments.federation import RANKED_RACES, STUNTY_RACES
@@ -36,7 +39,8 @@ from tournaments.models import (
 from tournaments.permissions import ORGANISERS, STAFF
 from tournaments.services import game_sides_for
 
-ANCHOR = dt.date(2025, 12, 31)  # the demo's "today": nothing is dated after it
+ANCHOR = dt.date(2025, 12, 31)  # the generator's last day: nothing it draws is dated after it
+SEEDED_ON = ANCHOR + dt.timedelta(days=1)  # the seeding day the generator draws for; others move it by whole weeks
 FIRST_YEAR = 2013
 # which earlier event came in late (counted back from the one reported late now): one whose list shows an Rl-limitering
 LATE_IN_HISTORY = 11
@@ -44,6 +48,7 @@ FIRST_NUMBER = 1_000_000  # above every FUMBBL coach id, so demo coaches never m
 CLASSIC, BLOOD_BOWL_2020, SEVENS = "Classic", "Blood Bowl 2020", "Sevens"
 BLOOD_BOWL_2020_FROM = dt.date(2021, 1, 1)
 SOURCE_PREFIX = "demo:"
+NUMERALS = ("II", "III", "IV", "V", "VI")  # a second event of a name and year in one city
 BATCH = 2000
 
 # Country: coach weight, region, first names, surnames (separated by ", "). The weights follow a
@@ -463,7 +468,7 @@ def _schedule(rng: random.Random, count: int) -> list[_Slot]:
             # Most events are small; a few local ones draw sixty.
             size, suffix = int(8 + rng.betavariate(1.3, 3.2) * 52), rng.choice(EVENT_SUFFIXES)
         name = f"{city.name} {suffix} {start.year}"
-        for numeral in ("II", "III", "IV", "V", "VI"):
+        for numeral in NUMERALS:
             if name not in seen_names:
                 break
             name = f"{city.name} {suffix} {start.year} {numeral}"
@@ -631,8 +636,11 @@ def _awards(rng: random.Random, event: DemoEvent) -> list[tuple[str, int]]:
     return awards
 
 
-def generate_federation(*, seed: int = 1, coaches: int = 2000, events: int = 320) -> DemoFederation:
-    """The demo federation for a seed, in memory. Deterministic: no clock, no global random."""
+def generate_federation(
+    *, seed: int = 1, coaches: int = 2000, events: int = 320, today: dt.date = SEEDED_ON
+) -> DemoFederation:
+    """The demo federation for a seed as of the seeding day `today`, in memory: drawn as of SEEDED_ON,
+    then moved by seeding_shift(today). Deterministic: no clock, no global random."""
     if coaches < 2 or events < 1:
         raise ValueError("a federation needs at least 2 coaches and 1 event")
     rng = random.Random(seed)
@@ -658,7 +666,59 @@ def generate_federation(*, seed: int = 1, coaches: int = 2000, events: int = 320
         generated.append(event)
     _leave_some_unsanctioned(rng, generated)
     _memberships(rng, members, generated)
-    return DemoFederation(seed, members, generated)
+    return _moved(DemoFederation(seed, members, generated), by=seeding_shift(today))
+
+
+def seeding_shift(today: dt.date) -> dt.timedelta:
+    """How far the generated federation moves for the seeding day `today`: the most whole weeks that
+    keep its last day (ANCHOR) before `today`, so that Saturdays stay Saturdays (none for SEEDED_ON)."""
+    return dt.timedelta(weeks=(today - SEEDED_ON).days // 7)
+
+
+def _moved(federation: DemoFederation, *, by: dt.timedelta) -> DemoFederation:
+    """The same federation with every date `by` later: events, rounds, reports, memberships; names
+    take the year of their new start, and birth years and careers the whole years moved (ages stay)."""
+    if not by:
+        return federation
+    years = round(by.days / 365.2425)
+    coaches = [
+        replace(
+            coach,
+            career=(coach.career[0] + years, coach.career[1] + years),
+            birth_year=coach.birth_year + years if coach.birth_year is not None else None,
+            member_since=coach.member_since + by if coach.member_since else None,
+            member_until=coach.member_until + by if coach.member_until else None,
+        )
+        for coach in federation.coaches
+    ]
+    events = [
+        replace(
+            event,
+            name=name,
+            start_date=event.start_date + by,
+            end_date=event.end_date + by,
+            reported_on=event.reported_on + by if event.reported_on else None,
+            rounds=[replace(round_, date=round_.date + by) for round_ in event.rounds],
+        )
+        for event, name in zip(federation.events, _names_moved(federation.events, by=by), strict=True)
+    ]
+    return DemoFederation(federation.seed, coaches, events)
+
+
+def _names_moved(events: list[DemoEvent], *, by: dt.timedelta) -> list[str]:
+    """Each event's name with the year of its moved start ("Ghent Bowl 2025" in December moved into
+    2026 is "Ghent Bowl 2026"); one that now meets an earlier event's name takes the next free numeral."""
+    taken: set[str] = set()
+    names = []
+    for event in events:
+        year = f" {(event.start_date + by).year}"
+        name = event.name.replace(f" {event.start_date.year}", year, 1)
+        if name in taken and year in name:
+            stem = name[: name.index(year) + len(year)]
+            name = next((f"{stem} {numeral}" for numeral in NUMERALS if f"{stem} {numeral}" not in taken), name)
+        taken.add(name)
+        names.append(name)
+    return names
 
 
 def _leave_some_unsanctioned(rng: random.Random, events: list[DemoEvent]) -> None:
@@ -710,11 +770,15 @@ class DemoReport:
     games_created: int = 0
     awards_created: int = 0
     seconds: float = 0.0
+    seeding_day: dt.date = SEEDED_ON
+    weeks_moved: int = 0
 
 
 def demo_late_reports_sanction(*, seed: int = 1, coaches: int = 2000, events: int = 320) -> list[Event]:
     """Sanction the demo's events reported late that still wait (`seed_demo --report-late`): run it
-    after a recalculation has published the lists after them. Returns the events sanctioned."""
+    after a recalculation has published the lists after them. Returns the events sanctioned, reported
+    on the day it runs (the clock's, as the publications are: an earlier seeding day would put the
+    report before the lists it follows). Their sources are the same whatever the seeding day."""
     sources = [e.source for e in generate_federation(seed=seed, coaches=coaches, events=events).events if e.reported_late]
     waiting = list(Event.objects.filter(source__in=sources, status=EventStatus.SUBMITTED))
     for event in waiting:
@@ -723,12 +787,16 @@ def demo_late_reports_sanction(*, seed: int = 1, coaches: int = 2000, events: in
 
 
 @transaction.atomic
-def demo_federation_create(*, seed: int = 1, coaches: int = 2000, events: int = 320) -> DemoReport:
-    """Write the demo federation for a seed. Its events already in the database are left alone;
-    coaches whose number is taken are reused as they are."""
+def demo_federation_create(
+    *, seed: int = 1, coaches: int = 2000, events: int = 320, today: dt.date | None = None
+) -> DemoReport:
+    """Write the demo federation for a seed as of the seeding day `today` (default the clock's): every
+    date before it. Its events already in the database are left alone, whatever day they were seeded
+    for; coaches whose number is taken are reused as they are."""
     started = time.perf_counter()
-    federation = generate_federation(seed=seed, coaches=coaches, events=events)
-    report = DemoReport()
+    today = today or timezone.localdate()
+    federation = generate_federation(seed=seed, coaches=coaches, events=events, today=today)
+    report = DemoReport(seeding_day=today, weeks_moved=seeding_shift(today).days // 7)
     present = set(Event.objects.filter(source__startswith=f"{SOURCE_PREFIX}{seed}:").values_list("source", flat=True))
     todo = [event for event in federation.events if event.source not in present]
     report.events_present = len(federation.events) - len(todo)

@@ -275,11 +275,11 @@ def test_the_month_ranking_shows_a_revised_column_only_where_the_live_figures_di
 
 
 def test_the_demo_reports_one_event_late_and_its_lists_show_the_revision_and_why(client):
-    size = ["--coaches=120", "--events=30"]
+    size = ["--coaches=120", "--events=30", "--today=2026-01-01"]  # seeded for a fixed day: the dates as drawn
     call_command("seed_demo", *size, stdout=io.StringIO())
     [source] = [e.source for e in generate_federation(seed=1, coaches=120, events=30).events if e.reported_late]
     late = Event.objects.get(source=source, status=EventStatus.SUBMITTED)
-    after_demo = dt.date(2026, 1, 15)  # the demo ends on 2025-12-31
+    after_demo = dt.date(2026, 1, 15)  # the demo seeded for 2026-01-01 ends on 2025-12-31
     recalculate_all(today=after_demo)
     out = io.StringIO()
     call_command("seed_demo", *size, "--report-late", stdout=out)

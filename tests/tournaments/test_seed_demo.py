@@ -11,16 +11,23 @@ from io import StringIO
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.utils import timezone
 
-from tournaments.demo import FIRST_NUMBER, generate_federation
+from tournaments.demo import FIRST_NUMBER, generate_federation, seeding_shift
 from tournaments.federation import STUNTY_RACES
 from tournaments.models import Award, Coach, Event, Game, GameSide, Participant, Round
 
 SMALL = {"coaches": 60, "events": 6}
+GENERATED_FOR = dt.date(2026, 1, 1)  # the seeding day the generator draws for: nothing moves
 
 
-def seed(**options) -> None:
-    call_command("seed_demo", *[f"--{key}={value}" for key, value in options.items()], stdout=StringIO())
+def seed(**options) -> str:
+    """seed_demo's output; on a fixed seeding day unless told, so that no figure depends on the calendar."""
+    options.setdefault("today", GENERATED_FOR.isoformat())
+    out = StringIO()
+    flags = [f"--{key.replace('_', '-')}" if value is True else f"--{key}={value}" for key, value in options.items()]
+    call_command("seed_demo", *flags, stdout=out)
+    return out.getvalue()
 
 
 def fingerprint() -> str:
@@ -38,7 +45,7 @@ def fingerprint() -> str:
         *Game.objects.values_list(
             "source", "round__number", "home_coach__number", "away_coach__number", "home_race__name", "away_race__name",
             "home_touchdowns", "away_touchdowns", "home_casualties", "away_casualties", "conceded_by", "kind",
-            "played_at",
+            "played_at", "reported_on",
         ),
         *Award.objects.values_list("event__source", "category", "coach__number", "race__name"),
     ]
@@ -85,11 +92,10 @@ def test_rerunning_seed_demo_changes_nothing():
     seed(seed=7, **SMALL)
     before = (fingerprint(), Game.objects.count(), GameSide.objects.count(), Award.objects.count())
 
-    out = StringIO()
-    call_command("seed_demo", "--seed=7", "--coaches=60", "--events=6", stdout=out)
+    out = seed(seed=7, today="2026-12-01", **SMALL)  # whatever the seeding day: the events are there
 
     assert (fingerprint(), Game.objects.count(), GameSide.objects.count(), Award.objects.count()) == before
-    assert re.search(r"^events already present +6$", out.getvalue(), re.MULTILINE)
+    assert re.search(r"^events already present +6$", out, re.MULTILINE)
 
 
 @pytest.mark.django_db
@@ -123,6 +129,95 @@ def test_the_generator_is_the_same_in_another_process():
 def test_same_seed_generates_the_same_federation():
     assert generate_federation(seed=5, **SMALL) == generate_federation(seed=5, **SMALL)
     assert generate_federation(seed=5, **SMALL) != generate_federation(seed=6, **SMALL)
+
+
+@pytest.mark.parametrize(("today", "days"), [
+    ("2026-01-01", 0), ("2026-01-07", 0), ("2026-01-08", 7), ("2026-12-01", 329), ("2025-12-31", -7),
+])
+def test_the_demo_moves_by_the_most_whole_weeks_that_keep_its_last_day_before_the_seeding_day(today, days):
+    # 2026-12-01 is 334 days after 2026-01-01: 47 whole weeks, and 2025-12-31 + 329 days is 2026-11-25
+    assert seeding_shift(dt.date.fromisoformat(today)) == dt.timedelta(days=days)
+
+
+def test_a_later_seeding_day_gives_the_same_federation_moved_by_whole_weeks(federation):
+    later = generate_federation(seed=1, today=dt.date(2026, 12, 1))
+    by = dt.timedelta(days=329)
+
+    def undated(event):
+        return (event.source, event.variant, event.city, event.latitude, event.is_major, event.status,
+                event.reported_late, event.participants, event.awards, [r.games for r in event.rounds])
+
+    assert [undated(e) for e in later.events] == [undated(e) for e in federation.events]
+    assert [(c.number, c.name, c.nationality, c.skill) for c in later.coaches] == [
+        (c.number, c.name, c.nationality, c.skill) for c in federation.coaches
+    ]
+    for before, after in zip(federation.events, later.events, strict=True):
+        assert (after.start_date, after.end_date) == (before.start_date + by, before.end_date + by)
+        assert [r.played_at for r in after.rounds] == [r.played_at + by for r in before.rounds]
+        assert after.start_date.weekday() == before.start_date.weekday() == 5  # Saturdays stay Saturdays
+        assert after.name.startswith(before.name.split(f" {before.start_date.year}")[0])
+        assert re.search(r" (\d{4})(?: [IVX]+)?$", after.name)[1] == str(after.start_date.year)  # "Ghent Bowl 2026"
+    assert len({e.name for e in later.events}) == len(later.events)
+    [reported] = [(b.reported_on, a.reported_on) for b, a in zip(federation.events, later.events) if b.reported_on]
+    assert reported == (dt.date(2025, 7, 10), dt.date(2026, 6, 4))  # Thessaloniki Rumble's report, 47 weeks on
+    assert (federation.events[-1].name, later.events[-1].name) == ("Hamburg Rumble 2025", "Hamburg Rumble 2026")
+    for before, after in zip(federation.coaches, later.coaches, strict=True):
+        assert after.member_since == before.member_since + by
+        assert after.member_until == (before.member_until and before.member_until + by)
+        assert after.birth_year == (before.birth_year and before.birth_year + 1)  # 329 days: ages a year on stay
+
+
+@pytest.mark.parametrize("today", ["2026-01-01", "2026-01-08", "2026-12-01", "2027-03-06", "2031-06-01"])
+def test_nothing_is_dated_on_or_after_the_seeding_day_and_the_last_event_is_weeks_before(today):
+    today = dt.date.fromisoformat(today)
+    federation = generate_federation(seed=1, today=today)
+    days = [
+        *(day for e in federation.events for day in (e.start_date, e.end_date, e.reported_on) if day),
+        *(r.played_at.date() for e in federation.events for r in e.rounds),
+        *(day for c in federation.coaches for day in (c.member_since, c.member_until) if day),
+    ]
+    assert max(days) < today
+    # the last event (2025-12-20 as drawn) ends less than three weeks before the seeding day
+    assert today - dt.timedelta(days=18) <= max(e.end_date for e in federation.events) < today
+
+
+@pytest.mark.django_db
+def test_seed_demo_today_writes_the_same_rows_dated_weeks_later():
+    seed(seed=7, **SMALL)
+    drawn = {g.source: g for g in Game.objects.select_related("home_coach", "away_coach")}
+    members = dict(Coach.objects.values_list("number", "member_since"))
+    forget_demo()
+
+    out = seed(seed=7, today="2026-12-01", **SMALL)
+
+    by = dt.timedelta(days=329)
+    assert "dated before 2026-12-01: moved 47 weeks" in out
+    games = Game.objects.select_related("home_coach", "away_coach")
+    assert games.count() == len(drawn) > 0
+    for game in games:
+        was = drawn[game.source]
+        assert (game.home_coach.number, game.away_coach and game.away_coach.number, game.home_touchdowns,
+                game.away_touchdowns, game.kind) == (was.home_coach.number, was.away_coach and was.away_coach.number,
+                                                     was.home_touchdowns, was.away_touchdowns, was.kind)
+        assert game.played_at == was.played_at + by
+        assert game.reported_on == (was.reported_on and was.reported_on + by)
+    assert dict(Coach.objects.values_list("number", "member_since")) == {n: d + by for n, d in members.items()}
+    assert Event.objects.get(source="demo:7:5").name == "Lyon Masters 2026"  # "Lyon Masters 2025" as drawn
+    assert Round.objects.latest("date").date < dt.date(2026, 12, 1)
+
+
+@pytest.mark.django_db
+def test_report_late_sanctions_the_late_event_as_seeded_and_reports_it_on_the_day_it_runs():
+    size = {"coaches": 120, "events": 30, "today": "2026-06-06"}
+    seed(**size)
+    [source] = [e.source for e in generate_federation(seed=1, coaches=120, events=30).events if e.reported_late]
+
+    out = seed(**size, report_late=True)
+
+    event = Event.objects.get(source=source)
+    assert "sanctioned, reported late: Milan Masters 2022 (2022-03-12)" in out  # drawn for 2021-10-09, 22 weeks on
+    # the day it runs, as the lists it follows were published: an earlier seeding day would put it before them
+    assert set(event.games.values_list("reported_on", flat=True)) == {timezone.localdate()}
 
 
 def test_every_game_is_between_participants_of_its_event(federation):
