@@ -442,3 +442,16 @@ class PeriodSummary(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(limitation__in=["none", "lpr", "rl"]), name="summary_limitation_known"),
         ]
+
+
+class AccuracyReport(models.Model):
+    """How well a rating system's stored predictions matched the results over every counted game
+    (ratings.accuracy.report), refreshed after each run of the system so its page is a read."""
+
+    system = models.OneToOneField(RatingSystem, on_delete=models.CASCADE, primary_key=True, related_name="accuracy")
+    computed_at = models.DateTimeField()
+    run = models.ForeignKey(RecalculationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    figures = models.JSONField()
+
+    def __str__(self):
+        return f"Accuracy of {self.system.name} ({self.computed_at:%Y-%m-%d})"

@@ -7,6 +7,7 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from ratings import services
+from ratings.accuracy.report import accuracy_report_refresh
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.replay import previous_month
 
@@ -21,7 +22,16 @@ def recalculate(self, run_id: int) -> str:
         run = services.recalculation_execute(run_id=run_id)
     except RecalculationRun.DoesNotExist:
         return "missing"
+    if run.status == RunStatus.SUCCEEDED:
+        refresh_accuracy.delay(run.system_id)  # after the run's commit, outside its duration
     return run.status
+
+
+@shared_task
+def refresh_accuracy(system_id: int) -> int:
+    """Store the system's accuracy report anew (after each of its runs); returns the games in it."""
+    system = RatingSystem.objects.filter(pk=system_id).first()
+    return accuracy_report_refresh(system=system).figures["games"] if system is not None else 0
 
 
 def _schedule(systems, *, since: dt.date, reason: str) -> int:

@@ -85,3 +85,9 @@ def breakdown_rows(items, method: str, places: int):
             "figures": figures,
         })
     return {"rows": rows, "knsb": method == "knsb"}
+
+
+@register.filter
+def percent(value, places=1):
+    """A share as a percentage: 0.589 → 58.9 %; "–" for None (a figure that does not exist)."""
+    return "–" if value is None else f"{formatting.fixed(value * 100, places)} %"

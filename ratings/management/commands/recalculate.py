@@ -10,6 +10,7 @@ from tqdm import tqdm
 
 from ratings import services
 from ratings.models import RatingSystem, Trigger
+from ratings.tasks import refresh_accuracy
 
 
 class Command(BaseCommand):
@@ -87,6 +88,7 @@ class Command(BaseCommand):
                 f"{outcome.system.slug}: run {outcome.pk} {outcome.status} from {outcome.recomputed_from or 'the first game'}, "
                 f"{outcome.games_processed} games, {outcome.rows_written} rows in {outcome.duration:.1f} s"
             )
+            refresh_accuracy.delay(outcome.system_id)  # its accuracy report, as after a worker's run
         if failed:
             raise CommandError(f"{failed} run(s) failed; the previous rankings are unchanged.")
 

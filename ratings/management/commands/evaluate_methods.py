@@ -1,0 +1,74 @@
+"""python manage.py evaluate_methods [--system SLUG ...] [--from DATE] [--to DATE]"""
+import datetime as dt
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ratings.accuracy.report import PREDICTORS, accuracy_report_compute, accuracy_report_refresh, played_games
+from ratings.models import RatingSystem
+
+
+def _date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise CommandError(f"“{value}” is not a date: give it as YYYY-MM-DD.") from None
+
+
+def figure(value, spec: str) -> str:
+    """A figure as printed; one that does not exist (no favourite in an even prediction) is "–"."""
+    return "–" if value is None else format(value, spec)
+
+
+def report_lines(report: dict) -> list[str]:
+    """The report as text: the page prints the same figures."""
+    window = f"{report['from'] or 'the first game'} to {report['to'] or 'the last'}"
+    lines = [f"{report['name']} ({report['system']}): {report['games']:,} games, {window}"]
+    if not report["games"]:
+        return lines
+    lines.append(f"  draws {report['draws']:.1%}; played {report['first']} to {report['last']}")
+    lines.append(f"  {'predictor':<22} {'log loss':>9} {'Brier':>7} {'favourite':>10} {'W/D/L loss':>11}")
+    for name, label in PREDICTORS:
+        f = report["overall"][name]
+        lines.append(f"  {label:<22} {figure(f['log_loss'], '.4f'):>9} {figure(f['brier'], '.4f'):>7} "
+                     f"{figure(f['favourite_share'], '.1%'):>10} {figure(f['outcome_log_loss'], '.4f'):>11}")
+    for kind, groups in report["splits"].items():
+        lines.append(f"  by {kind}: " + "; ".join(
+            f"{g['label']} {g['games']:,} games, log loss {g['method']['log_loss']:.4f} "
+            f"(race table {g['race_table']['log_loss']:.4f}, 0.5 {g['even']['log_loss']:.4f})" for g in groups
+        ))
+    lines.append("  calibration (expected → observed, games): " + "; ".join(
+        f"{b['low']:.1f}–{b['high']:.1f} {b['expected']:.3f} → {b['observed']:.3f} ({b['games']:,})"
+        for b in report["calibration"] if b["games"]
+    ))
+    return lines
+
+
+class Command(BaseCommand):
+    help = ("How well each rating system's stored predictions matched the results (log loss, Brier, the favourite's "
+            "share, calibration, beside two baselines). Without a window the report of every game is also stored "
+            "for /about/accuracy/.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--system", action="append", metavar="SLUG", help="a system's slug (repeatable; default: every active one)")
+        parser.add_argument("--from", dest="start", metavar="DATE", help="first day of play (YYYY-MM-DD)")
+        parser.add_argument("--to", dest="end", metavar="DATE", help="last day of play (YYYY-MM-DD)")
+
+    def handle(self, *args, system=None, start=None, end=None, **options):
+        start, end = (_date(start) if start else None), (_date(end) if end else None)
+        if start and end and start > end:
+            raise CommandError(f"--from {start} is after --to {end}.")
+        systems = RatingSystem.objects.filter(active=True).order_by("display_order", "name")
+        if system:
+            found = {s.slug: s for s in RatingSystem.objects.filter(slug__in=system)}
+            unknown = [slug for slug in system if slug not in found]
+            if unknown:
+                raise CommandError(f"No rating system “{unknown[0]}”; the systems are: "
+                                   + ", ".join(RatingSystem.objects.order_by("slug").values_list("slug", flat=True)))
+            systems = [found[slug] for slug in dict.fromkeys(system)]
+        games = played_games(start, end)  # once for every system
+        for chosen in systems:
+            if start is None and end is None:
+                figures = accuracy_report_refresh(system=chosen, games=games).figures
+            else:
+                figures = accuracy_report_compute(system=chosen, start=start, end=end, games=games)
+            self.stdout.write("\n".join(report_lines(figures)))

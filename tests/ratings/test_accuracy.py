@@ -1,0 +1,167 @@
+"""The accuracy report: its measures by hand, its baselines learning only from earlier games, and
+the report of stored rows on a history where skill decides games."""
+import datetime as dt
+import io
+import math
+import random
+import re
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from ratings.accuracy import metrics
+from ratings.accuracy.report import accuracy_report_compute
+from ratings.models import AccuracyReport, CalculationRow, RatingSystem
+from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.roles import staff
+from tests.web.conftest import recalculate_all
+from tournaments import services as record
+from tournaments.models import Event, EventStatus, Game
+
+TODAY = dt.date(2025, 1, 15)
+
+
+def test_log_loss_brier_and_the_favourite_by_hand():
+    p, s = np.array([0.8, 0.5, 0.3]), np.array([1.0, 0.5, 0.0])
+    # −[ln 0.8 + ln 0.5 + ln 0.7] / 3 (the draw: −[½ ln 0.5 + ½ ln 0.5] = −ln 0.5)
+    assert metrics.score_log_loss(p, s) == pytest.approx((0.223144 + 0.693147 + 0.356675) / 3, abs=1e-6)
+    assert metrics.brier_score(p, s) == pytest.approx((0.04 + 0 + 0.09) / 3)
+    # both decisive games went the favourite's way (0.3 lost: its opponent, the favourite, won)
+    assert metrics.favourite_share(p, s) == (1.0, 2)
+    assert metrics.favourite_share(np.array([0.5, 0.6]), np.array([1.0, 0.0])) == (0.0, 1)
+
+
+def test_calibration_bins_by_hand():
+    bins = metrics.calibration(np.array([0.05, 0.15, 0.12, 0.95, 1.0]), np.array([0.0, 1.0, 0.5, 1.0, 1.0]))
+    assert [b["games"] for b in bins] == [1, 2, 0, 0, 0, 0, 0, 0, 0, 2]
+    assert bins[1]["expected"] == pytest.approx(0.135) and bins[1]["observed"] == pytest.approx(0.75)
+    assert bins[2]["expected"] is None and bins[9]["observed"] == 1.0
+
+
+def test_what_is_known_before_each_game_leaves_out_its_own_instant():
+    groups, times = np.array([1, 1, 1, 2, 1]), np.array([1, 2, 2, 1, 3])
+    sums, counts = metrics.before_each(groups, times, np.array([1.0, 2.0, 4.0, 8.0, 16.0]))
+    assert sums.tolist() == [0, 1, 1, 0, 7] and counts.tolist() == [0, 1, 1, 0, 3]
+
+
+def test_the_race_table_starts_at_one_half_and_learns_both_ways_round():
+    # orc (2) beats human (1), then human meets orc again, then orc meets human
+    expected = metrics.race_table_expected(np.array([2, 1, 2]), np.array([1, 2, 1]), np.array([1, 2, 3]), np.array([1.0, 0.0, 1.0]))
+    prior = metrics.RACE_PRIOR_GAMES
+    assert expected[0] == 0.5
+    assert expected[1] == pytest.approx((0 + prior / 2) / (1 + prior))  # human's record against orc: one loss
+    assert expected[2] == pytest.approx((2 + prior / 2) / (2 + prior))  # orc: a win, and human's loss
+
+
+def test_the_outcome_log_loss_with_the_draw_model_by_hand():
+    # p 0.6, P(draw) 0.2: win 0.5, draw 0.2, loss 0.3
+    loss = metrics.outcome_log_loss(np.array([0.6, 0.6, 0.6]), np.array([0.2, 0.2, 0.2]), np.array([1.0, 0.5, 0.0]))
+    assert loss == pytest.approx(-(math.log(0.5) + math.log(0.2) + math.log(0.3)) / 3)
+    first = metrics.draw_rate_expected(np.array([0.5, 0.5]), np.array([1, 2]), np.array([0.5, 1.0]))
+    prior = metrics.DRAW_PRIOR_RATE * metrics.DRAW_PRIOR_GAMES
+    assert first.tolist() == pytest.approx([prior / metrics.DRAW_PRIOR_GAMES, (1 + prior) / (1 + metrics.DRAW_PRIOR_GAMES)])
+
+
+def skill_league() -> dict:
+    """Sixteen coaches whose hidden skill decides their games (seeded), over twelve monthly events."""
+    rng = random.Random(7)
+    coaches = [CoachFactory(number=500 + i, name=f"Coach {i}") for i in range(16)]
+    skill = {c.pk: i / 15 for i, c in enumerate(coaches)}
+    for month in range(12):
+        event = EventFactory(name=f"League {month}", start_date=dt.date(2024, 1 + month, 6), is_major=month % 4 == 0)
+        for number in range(1, 4):
+            order = coaches[:]
+            rng.shuffle(order)
+            round_ = RoundFactory(event=event, number=number)
+            for a, b in zip(order[::2], order[1::2]):
+                edge = skill[a.pk] - skill[b.pk] + rng.uniform(-0.5, 0.5)
+                score = (1, 0) if edge > 0.15 else (0, 1) if edge < -0.15 else (1, 1)
+                play(round_, a, b, score, home_race="human", away_race="orc")
+    return {"coaches": coaches}
+
+
+@pytest.fixture
+def league(db):
+    built = skill_league()
+    recalculate_all(TODAY)
+    return built
+
+
+def test_every_method_beats_one_half_and_an_oracle_beats_every_method(league):
+    oracle_beaten = []
+    for system in RatingSystem.objects.filter(active=True):
+        report = accuracy_report_compute(system=system)
+        assert report["games"] > 100
+        overall = report["overall"]
+        assert overall["even"]["log_loss"] == pytest.approx(math.log(2))
+        assert overall["method"]["log_loss"] < overall["even"]["log_loss"], system.slug
+        assert overall["method"]["brier"] < overall["even"]["brier"], system.slug
+        assert overall["race_table"]["log_loss"] > overall["method"]["log_loss"], system.slug
+        # an oracle knows the result: 1 or 0, and 0.5 for a draw
+        rows = CalculationRow.objects.filter(system=system, counted=True, side="home", we__isnull=False)
+        scores = np.array(rows.values_list("w", flat=True))
+        oracle_beaten.append(metrics.score_log_loss(scores, scores) < overall["method"]["log_loss"])
+        assert sum(b["games"] for b in report["calibration"]) == report["games"]
+        assert sum(g["games"] for g in report["splits"]["year"]) == report["games"]
+        assert {g["label"] for g in report["splits"]["major"]} == {"Majors", "Other events"}
+    assert all(oracle_beaten)
+
+
+def test_a_corrected_result_never_changes_its_own_prediction(league):
+    elo = RatingSystem.objects.get(slug="elo")
+    game = Game.objects.filter(event__name="League 11").order_by("pk").first()
+    before = {row.side: row.we for row in CalculationRow.objects.filter(system=elo, game=game)}
+    record.game_correct(game=game, actor=staff(), home_touchdowns=game.away_touchdowns + 2, away_touchdowns=0)
+    recalculate_all(TODAY)
+    after = {row.side: row.we for row in CalculationRow.objects.filter(system=elo, game=game)}
+    assert after == before
+    report = accuracy_report_compute(system=elo, start=dt.date(2024, 12, 1))
+    assert report["games"] == Game.objects.filter(event__name="League 11").count()
+
+
+def test_an_event_no_longer_public_leaves_the_report(league):
+    elo = RatingSystem.objects.get(slug="elo")
+    games = accuracy_report_compute(system=elo)["games"]
+    Event.objects.filter(name="League 3").update(status=EventStatus.SUBMITTED)
+    hidden = Game.objects.filter(event__name="League 3").count()
+    assert accuracy_report_compute(system=elo)["games"] == games - hidden
+
+
+def test_the_page_and_the_command_print_the_same_figures(league, client):
+    out = io.StringIO()
+    call_command("evaluate_methods", stdout=out)
+    assert AccuracyReport.objects.count() == RatingSystem.objects.filter(active=True).count()
+    printed = re.findall(r"The rating system\s+([\d.]+)\s+([\d.]+)", out.getvalue())
+    page = client.get("/about/accuracy/").content.decode()
+    shown = re.findall(r'<th scope="row">The rating system</th><td class="num">([\d.]+)</td><td class="num">([\d.]+)</td>', page)
+    assert printed and printed == shown
+
+
+def test_a_window_is_computed_on_demand_and_not_stored(league):
+    out = io.StringIO()
+    call_command("evaluate_methods", "--system", "elo", "--from", "2024-06-01", "--to", "2024-08-31", stdout=out)
+    assert "2024-06-01 to 2024-08-31" in out.getvalue()
+    assert not AccuracyReport.objects.exists()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--system", "nope"], "No rating system “nope”"),
+    (["--from", "2024-13-01"], "is not a date"),
+    (["--from", "2024-06-01", "--to", "2024-05-01"], "is after --to"),
+])
+def test_bad_command_input_is_refused(db, arguments, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("evaluate_methods", *arguments, stdout=io.StringIO())
+
+
+def test_each_run_refreshes_the_stored_report(league):
+    from ratings import services
+    from ratings.models import Trigger
+    from ratings.tasks import recalculate
+
+    elo = RatingSystem.objects.get(slug="elo")
+    run = services.recalculation_request(system=elo, trigger=Trigger.MANUAL, since=None, enqueue=False)
+    recalculate.apply(args=[run.pk])
+    stored = AccuracyReport.objects.get(system=elo)
+    assert stored.run_id == run.pk and stored.figures == accuracy_report_compute(system=elo)
