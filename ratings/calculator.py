@@ -32,7 +32,7 @@ def calculate_elo(config, *, rating: float, results, coaches: int, major: bool) 
     """NAF Elo, game after game: each game starts from the rating the previous one produced."""
     k = naf_elo.k_value(
         coaches, major=major, non_major_max=config.non_major_max, round_k=config.round_k,
-        major_coaches=config.major_coaches,
+        major_coaches=config.major_coaches, k_scale=config.k_scale,
     )
     rows, current = [], rating
     for result in results:

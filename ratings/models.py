@@ -444,6 +444,58 @@ class PeriodSummary(models.Model):
         ]
 
 
+class SearchedParameter(models.TextChoices):
+    K_SCALE = "k_scale", "K scale"
+    TAU = "tau", "τ"
+    SIGMA = "sigma", "σ"
+
+
+class ParameterSearch(models.Model):
+    """One system's parameter search (manage.py tune_methods): the grid's log losses over a tuning
+    window and a later evaluation window, and the best value found there. A record of figures: the
+    configured system is never changed by it."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="parameter_searches")
+    parameter = models.CharField(max_length=20, choices=SearchedParameter.choices, help_text="The engine's parameter searched.")
+    configured = models.FloatField(help_text="Its configured value when the search ran.")
+    best = models.FloatField(help_text="The value of the grid with the lowest log loss in the tuning window.")
+    tuning_from = models.DateField(help_text="The first day of play scored in the tuning window.")
+    tuning_to = models.DateField(help_text="The last day of the tuning window (the day before the split).")
+    tuning_games = models.PositiveIntegerField()
+    evaluation_from = models.DateField(help_text="The split: the first day of the evaluation window.")
+    evaluation_to = models.DateField(help_text="The record's last day of play.")
+    evaluation_games = models.PositiveIntegerField()
+    grid = models.JSONField(help_text='[{"value": v, "tuning": log loss, "evaluation": log loss}, ...] by value.')
+    seconds = models.FloatField(help_text="How long the search took.")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["system", "-computed_at", "-id"]
+        indexes = [models.Index(fields=["system", "-computed_at"], name="parameter_search_latest_idx")]
+
+    def point(self, value: float) -> dict:
+        """The grid's point at `value`: its log loss in each window."""
+        return next(point for point in self.grid if point["value"] == value)
+
+    @property
+    def configured_point(self) -> dict:
+        return self.point(self.configured)
+
+    @property
+    def best_point(self) -> dict:
+        return self.point(self.best)
+
+    @property
+    def at_edge(self) -> bool:
+        """Whether the best value is the grid's lowest or highest: one beyond it may do better still."""
+        return self.best in (self.grid[0]["value"], self.grid[-1]["value"])
+
+    @property
+    def places(self) -> int:
+        """Decimals its values are shown to: σ is some hundreds, the others near 1."""
+        return 1 if self.parameter == SearchedParameter.SIGMA else 2
+
+
 class AccuracyReport(models.Model):
     """How well a rating system's stored predictions matched the results over every counted game
     (ratings.accuracy.report), refreshed after each run of the system so its page is a read."""

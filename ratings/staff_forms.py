@@ -34,6 +34,7 @@ WORDING = {
         "round_k": ("Round K", "Round K to an integer, as the federation's old site code did (K = 11 for any non-major with "
                     "28+ coaches, 15 for majors)."),
         "conceder_loses": ("Conceder loses", "Treat a conceded game as a loss whatever the score."),
+        "k_scale": ("K scale", "A multiplier on K (1: the spec's K); the parameter search on the accuracy page tries others."),
     },
     Method.GLICKO: {
         "mu0": ("μ0", "The rating a new rating starts at."),

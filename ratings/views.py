@@ -18,6 +18,7 @@ from django_tables2 import RequestConfig
 from ratings import selectors
 from ratings.accuracy.metrics import DRAW_PRIOR_GAMES, DRAW_PRIOR_RATE, RACE_PRIOR_GAMES
 from ratings.accuracy.report import PREDICTORS, accuracy_reports
+from ratings.tuning.selectors import parameter_search_latest
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from ratings.calculator_forms import CalculatorForm, PairingForm
 from ratings.engines import glicko, knsb, naf_elo
@@ -544,7 +545,7 @@ def about_accuracy(request):
     ]
     return render(request, "ratings/accuracy.html", {
         "reports": reports, "predictors": PREDICTORS, "draw_prior": (DRAW_PRIOR_RATE, DRAW_PRIOR_GAMES),
-        "race_prior": RACE_PRIOR_GAMES,
+        "race_prior": RACE_PRIOR_GAMES, "parameter_search": parameter_search_latest(),
     })
 
 
@@ -589,11 +590,12 @@ def about_ratings(request):
         elif system.method == Method.NAF_ELO:
             section["k_rows"] = [
                 (n, naf_elo.k_value(n, major=False, non_major_max=config.non_major_max, round_k=config.round_k,
-                                    major_coaches=config.major_coaches))
+                                    major_coaches=config.major_coaches, k_scale=config.k_scale))
                 for n in (4, 8, 12, 16, 20, 24, 28, 32, 48, 60)
             ]
             section["k_major"] = naf_elo.k_value(
-                0, major=True, non_major_max=config.non_major_max, round_k=config.round_k, major_coaches=config.major_coaches
+                0, major=True, non_major_max=config.non_major_max, round_k=config.round_k, major_coaches=config.major_coaches,
+                k_scale=config.k_scale,
             )
         elif system.method == Method.KNSB:
             section["k_rows"] = [(nv, knsb.k_factor(1800, nv)) for nv in (1, 6, 10, 20, 40, 60, 74, 75, 100)]

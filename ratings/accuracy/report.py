@@ -3,6 +3,8 @@ before its game) against the results, with two baselines, the draw model and the
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from django.db import connection
@@ -10,7 +12,7 @@ from django.utils import timezone
 
 from ratings.accuracy import metrics
 from ratings.bulk import fetch_binary
-from ratings.engines.common import Reason
+from ratings.engines.common import HOME, Reason
 from ratings.models import AccuracyReport, CalculationRow, RatingSystem, RecalculationRun, RunStatus
 from ratingsite import page_cache
 from tournaments.models import PUBLIC_STATUSES, Event, Game, Variant
@@ -19,15 +21,35 @@ from tournaments.models import PUBLIC_STATUSES, Event, Game, Variant
 PREDICTORS = (("method", "The rating system"), ("race_table", "Race against race"), ("even", "0.5 for every game"))
 
 
-def _fetch(sql: str, params: list) -> np.ndarray:
-    """The rows of a query of numbers as a 2-D float array (binary rows on PostgreSQL)."""
+def _read(columns: list[tuple[str, str, str]], tables: str, params: list) -> dict[str, np.ndarray]:
+    """`SELECT <expressions> FROM <tables>` as NumPy columns: (name, kind "i" integer, "f" float or
+    "b" boolean, SQL expression that is never null). On PostgreSQL each column comes as one value,
+    its binary array: a million rows in a few values, not a million messages to parse one by one."""
     if connection.vendor == "postgresql":
-        found = fetch_binary(sql.replace("%%", "%"), params)
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            found = cursor.fetchall()
-    return np.array(found, dtype=float).reshape(len(found), -1)
+        arrays = (f"array_send(array_agg(({expression})::{_CASTS[kind]}))" for _, kind, expression in columns)
+        sql = f"SELECT {', '.join(arrays)} FROM {tables}"
+        (found,) = fetch_binary(sql, params)
+        return {name: _unpack(value, kind) for (name, kind, _), value in zip(columns, found)}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(expression for _, _, expression in columns)} FROM {tables}", params)
+        found = cursor.fetchall()
+    values = list(zip(*found)) if found else [()] * len(columns)
+    return {name: np.array(v, dtype=_KINDS[kind]) for (name, kind, _), v in zip(columns, values)}
+
+
+_KINDS = {"i": np.int64, "f": np.float64, "b": bool}
+_ELEMENTS = {"i": ">i8", "f": ">f8", "b": "?"}
+_CASTS = {"i": "int8", "f": "float8", "b": "bool"}
+
+
+def _unpack(value: bytes | None, kind: str) -> np.ndarray:
+    """A one-dimensional PostgreSQL array without nulls in its binary form: 20 bytes of header (its
+    length at 12), then each element's length (4 bytes) and value. None: the aggregate of no rows."""
+    if value is None:
+        return np.zeros(0, dtype=_KINDS[kind])
+    count = int.from_bytes(value[12:16], "big")
+    records = np.frombuffer(value, np.dtype([("length", ">i4"), ("value", _ELEMENTS[kind])]), count=count, offset=20)
+    return records["value"].astype(_KINDS[kind])
 
 
 def _window(column: str, start: dt.date | None, end: dt.date | None) -> tuple[str, list]:
@@ -40,111 +62,162 @@ def _window(column: str, start: dt.date | None, end: dt.date | None) -> tuple[st
     return sql, params
 
 
-def played_games(start: dt.date | None = None, end: dt.date | None = None) -> np.ndarray:
-    """The public games played in the window, sorted by id, as rows of numbers: id, seconds since
-    1970 and year of play, variant, major, home and away race (0: none). Read once for every system."""
+@dataclass(frozen=True)
+class PlayedGames:
+    """The public games played up to the end of a window, in order of play (time, then id), as
+    columns: id, seconds since 1970, year, variant, major, home and away race (0: none). Those
+    before its start are what the baselines and the draw model learn from first. Read once for
+    every system."""
+
+    columns: dict[str, np.ndarray]
+    start: dt.date | None = None
+    end: dt.date | None = None
+
+    def __len__(self) -> int:
+        return len(self.columns["id"])
+
+    def positions(self, game_ids: np.ndarray) -> np.ndarray:
+        """Where each game is in the order of play (-1: not a public game of the window)."""
+        low, table = self._table
+        at = game_ids - low
+        inside = (at >= 0) & (at < len(table))
+        return np.where(inside, table[np.where(inside, at, 0)], -1) if len(table) else np.full(len(game_ids), -1)
+
+    @cached_property
+    def _table(self) -> tuple[int, np.ndarray]:
+        """Position by id less the lowest: ids are numbered in a row, so a table the size of their
+        span, looked up in a few milliseconds for a million games (a search takes a hundred)."""
+        ids = self.columns["id"]
+        if not len(ids):
+            return 0, np.zeros(0, dtype=np.int64)
+        low = int(ids.min())
+        table = np.full(int(ids.max()) - low + 1, -1, dtype=np.int64)
+        table[ids - low] = np.arange(len(ids))
+        return low, table
+
+
+def played_games(start: dt.date | None = None, end: dt.date | None = None) -> PlayedGames:
+    """The public games played up to `end` (inclusive; None: every game), for a window from `start`."""
     game, event = Game._meta.db_table, Event._meta.db_table
-    postgres = connection.vendor == "postgresql"
-    seconds = "extract(epoch from g.played_at)::float8" if postgres else "CAST(strftime('%%s', g.played_at) AS REAL)"
-    year = "extract(year from g.played_at)::int" if postgres else "CAST(strftime('%%Y', g.played_at) AS INTEGER)"
-    major = "e.is_major::int" if postgres else "e.is_major"
-    within, params = _window("g.played_at", start, end)
-    return _fetch(
-        f"SELECT g.id, {seconds}, {year}, e.variant_id, {major}, g.home_race_id, coalesce(g.away_race_id, 0)"
-        f" FROM {game} g JOIN {event} e ON e.id = g.event_id"
-        f" WHERE e.status IN ({', '.join(['%s'] * len(PUBLIC_STATUSES))}){within} ORDER BY g.id",
+    seconds = "date_part('epoch', g.played_at)" if connection.vendor == "postgresql" else "CAST(strftime('%%s', g.played_at) AS REAL)"
+    within, params = _window("g.played_at", None, end)
+    columns = _read(
+        [("id", "i", "g.id"), ("seconds", "f", seconds), ("variant", "i", "e.variant_id"), ("major", "b", "e.is_major"),
+         ("home_race", "i", "g.home_race_id"), ("away_race", "i", "coalesce(g.away_race_id, 0)")],
+        f"{game} g JOIN {event} e ON e.id = g.event_id WHERE e.status IN ({', '.join(['%s'] * len(PUBLIC_STATUSES))}){within}",
         [*PUBLIC_STATUSES, *params],
     )
+    order = np.lexsort((columns["id"], columns["seconds"]))
+    columns = {name: column[order] for name, column in columns.items()}
+    columns["year"] = columns["seconds"].astype(np.int64).astype("datetime64[s]").astype("datetime64[Y]").astype(np.int64) + 1970
+    return PlayedGames(columns, start, end)
 
 
-def _rows(system: RatingSystem, start: dt.date | None, end: dt.date | None, games: np.ndarray | None):
-    """Per game: its first prediction (the We of its first counted row, home side first) and its
-    result as it stands (that side's last counted row's W: a correction's), with what the splits need."""
-    if games is None:
-        games = played_games(start, end)
-    within, params = _window("played_at", start, end)
-    home = "(side = 'home')::int" if connection.vendor == "postgresql" else "(side = 'home')"
-    rows = _fetch(
-        f"SELECT game_id, {home}, id, we, w FROM {CalculationRow._meta.db_table}"
-        f" WHERE system_id = %s AND counted AND we IS NOT NULL AND reason <> %s{within}",
-        [system.pk, Reason.REVERSED, *params],
-    )
-    if not len(rows) or not len(games):
+def _rows(system: RatingSystem, games: PlayedGames) -> dict[str, np.ndarray] | None:
+    """Per public game of the window that the system counted, in order of play: its prediction (the
+    home side's We: a counted game has a counted row with We for each side) and its result as it
+    stands, with what the splits need. A KNSB result corrected after a list had rated it has a
+    second counted row: the game counts once, with the We of its first row (the prediction made
+    before it) and the W of its last (the corrected result); its REVERSED row predicts nothing."""
+    within, params = _window("played_at", None, games.end)
+    counted = (f"{CalculationRow._meta.db_table} WHERE system_id = %s AND side = %s AND counted AND we IS NOT NULL"
+               f" AND reason <> %s{within}")
+    params = [system.pk, HOME, Reason.REVERSED, *params]
+    rows = _read([("game", "i", "game_id"), ("we", "f", "we"), ("w", "f", "w")], counted, params)
+    at = games.positions(rows["game"])
+    public = at >= 0  # a game of an event no longer public leaves the report
+    at, we, w = at[public], rows["we"][public], rows["w"][public]
+    if not len(at):
         return None
-    game, home, pk, we, w = rows.T
-    home = home.astype(bool)
-    order = np.lexsort((pk, ~home, game))  # per game the home side first, each side's rows oldest first
-    g, h = game[order], home[order]
-    side_first = np.flatnonzero(np.r_[True, (g[1:] != g[:-1]) | (h[1:] != h[:-1])])
-    side_last = np.r_[side_first[1:] - 1, len(order) - 1]
-    keep = np.r_[True, g[side_first][1:] != g[side_first][:-1]]  # each game's first side
-    pick, result_at = order[side_first[keep]], order[side_last[keep]]
-    at = np.minimum(np.searchsorted(games[:, 0], game[pick]), len(games) - 1)
-    public = games[at, 0] == game[pick]  # a game of an event no longer public leaves the report
-    pick, result_at, at = pick[public], result_at[public], at[public]
-    if not len(pick):
-        return None
-    _, seconds, year, variant, major, home_race, away_race = games[at].T
-    side_home = home[pick]
-    return {
-        "expected": we[pick], "score": w[result_at], "time": seconds, "year": year.astype(np.int64),
-        "variant": variant.astype(np.int64), "major": major.astype(bool),
-        "race": np.where(side_home, home_race, away_race).astype(np.int64),
-        "opponent_race": np.where(side_home, away_race, home_race).astype(np.int64),
-    }
-
-
-def _figures(predictions: dict[str, np.ndarray], draws: dict[str, np.ndarray], score: np.ndarray, chosen) -> dict:
-    out = {}
-    for name, expected in predictions.items():
-        p, s = expected[chosen], score[chosen]
-        share, decisive = metrics.favourite_share(p, s)
-        out[name] = {
-            "log_loss": metrics.score_log_loss(p, s), "brier": metrics.brier_score(p, s),
-            "favourite_share": share, "decisive": decisive,
-            "outcome_log_loss": metrics.outcome_log_loss(p, draws[name][chosen], s),
-        }
+    twice = np.bincount(at, minlength=len(games)) > 1
+    if twice.any():  # corrected games: the We of the first row, the W of the last
+        again = games.columns["id"][twice].tolist()
+        among = "= ANY(%s)" if connection.vendor == "postgresql" else f"IN ({', '.join(['%s'] * len(again))})"
+        later = _read([("game", "i", "game_id"), ("id", "i", "id"), ("we", "f", "we"), ("w", "f", "w")],
+                      f"{counted} AND game_id {among}", [*params, *([again] if connection.vendor == "postgresql" else again)])
+        order = np.lexsort((later["id"], later["game"]))
+        game = later["game"][order]
+        first = np.r_[True, game[1:] != game[:-1]]
+        last = np.r_[first[1:], True]
+        keep = ~twice[at]
+        at = np.r_[at[keep], games.positions(game[first])]
+        we, w = np.r_[we[keep], later["we"][order][first]], np.r_[w[keep], later["w"][order][last]]
+    chosen = np.zeros(len(games), dtype=bool)
+    chosen[at] = True
+    expected, score = np.empty(len(games)), np.empty(len(games))
+    expected[at], score[at] = we, w
+    out = {name: column[chosen] for name, column in games.columns.items()}
+    out.update(expected=expected[chosen], score=score[chosen])
     return out
 
 
+def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values in order, and each game's index among them (few distinct values: a
+    lookup table rather than a sort of a million)."""
+    low = int(values.min())
+    present = np.bincount(values - low)
+    distinct = np.flatnonzero(present)
+    index = np.zeros(len(present), dtype=np.int64)
+    index[distinct] = np.arange(len(distinct))
+    return distinct + low, index[values - low]
+
+
 def accuracy_report_compute(
-    *, system: RatingSystem, start: dt.date | None = None, end: dt.date | None = None, games: np.ndarray | None = None,
+    *, system: RatingSystem, start: dt.date | None = None, end: dt.date | None = None, games: PlayedGames | None = None,
 ) -> dict:
     """The report of one system over its counted games played from `start` to `end` (inclusive;
-    None: every game), as plain data (JSON). `games`: played_games() of the same window, read once
-    for several systems."""
+    None: every game), as plain data (JSON). `games`: played_games(start, end), read once for
+    several systems."""
     report = {"system": system.slug, "name": system.name, "from": start and start.isoformat(),
               "to": end and end.isoformat(), "games": 0}
-    data = _rows(system, start, end, games)
+    if games is None:
+        games = played_games(start, end)
+    data = _rows(system, games)
     if data is None:
         return report
-    score, times = data["score"], data["time"]
+    score, times = data["score"], data["seconds"]
     predictions = {
         "method": data["expected"],
-        "race_table": metrics.race_table_expected(data["race"], data["opponent_race"], times, score),
+        "race_table": metrics.race_table_expected(data["home_race"], data["away_race"], times, score),
         "even": np.full(len(score), 0.5),
     }
     draws = {name: metrics.draw_rate_expected(p, times, score) for name, p in predictions.items()}
-    every = np.ones(len(score), dtype=bool)
-    names = dict(Variant.objects.filter(pk__in=np.unique(data["variant"]).tolist()).values_list("pk", "name"))
+    if start is not None:  # the window's games, the baselines having learnt from every earlier one
+        inside = times >= dt.datetime.combine(start, dt.time(), tzinfo=dt.UTC).timestamp()
+        if not inside.any():
+            return report
+        data = {name: column[inside] for name, column in data.items()}
+        predictions = {name: p[inside] for name, p in predictions.items()}
+        draws = {name: d[inside] for name, d in draws.items()}
+        score, times = data["score"], data["seconds"]
+    variants, variant = _codes(data["variant"])
+    years, year = _codes(data["year"])
+    # every measure sums over cells of variant × year × major; each split adds up cells
+    cell = (variant * len(years) + year) * 2 + (~data["major"]).astype(np.int64)
+    shape = (len(metrics.TERMS), len(variants), len(years), 2)
+    sums = {name: metrics.cell_sums(p, draws[name], score, cell, 2 * len(variants) * len(years)).reshape(shape)
+            for name, p in predictions.items()}
+    names = dict(Variant.objects.filter(pk__in=variants.tolist()).values_list("pk", "name"))
     splits = {
-        "variant": [(names.get(v, str(v)), data["variant"] == v) for v in np.unique(data["variant"]).tolist()],
-        "year": [(str(y), data["year"] == y) for y in np.unique(data["year"]).tolist()],
-        "major": [(label, data["major"] == flag) for label, flag in (("Majors", True), ("Other events", False))
-                  if (data["major"] == flag).any()],
+        "variant": ([names.get(v, str(v)) for v in variants.tolist()], (2, 3)),
+        "year": ([str(y) for y in years.tolist()], (1, 3)),
+        "major": (["Majors", "Other events"], (1, 2)),
     }
+
+    def split(labels: list[str], axes: tuple[int, int]) -> list[dict]:
+        added = {name: cells.sum(axis=axes) for name, cells in sums.items()}
+        counts = added["method"][0]
+        return [{"label": label, "games": int(counts[g]), **{name: metrics.figures(a[:, g]) for name, a in added.items()}}
+                for g, label in enumerate(labels) if counts[g]]
+
     report.update(
         games=int(len(score)),
-        first=dt.datetime.fromtimestamp(times.min(), dt.UTC).date().isoformat(),
-        last=dt.datetime.fromtimestamp(times.max(), dt.UTC).date().isoformat(),
+        first=dt.datetime.fromtimestamp(times[0], dt.UTC).date().isoformat(),
+        last=dt.datetime.fromtimestamp(times[-1], dt.UTC).date().isoformat(),
         draws=float(np.mean(score == 0.5)),
-        overall=_figures(predictions, draws, score, every),
+        overall={name: metrics.figures(cells.sum(axis=(1, 2, 3))) for name, cells in sums.items()},
         calibration=metrics.calibration(predictions["method"], score),
-        splits={
-            kind: [{"label": label, "games": int(chosen.sum()), **_figures(predictions, draws, score, chosen)}
-                   for label, chosen in groups]
-            for kind, groups in splits.items()
-        },
+        splits={kind: split(labels, axes) for kind, (labels, axes) in splits.items()},
     )
     return _plain(report)
 
@@ -160,7 +233,7 @@ def _plain(value):
     return value
 
 
-def accuracy_report_refresh(*, system: RatingSystem, games: np.ndarray | None = None) -> AccuracyReport:
+def accuracy_report_refresh(*, system: RatingSystem, games: PlayedGames | None = None) -> AccuracyReport:
     """Compute the system's report over every counted game and store it (one per system).
     `games`: played_games(), read once for several systems."""
     figures = accuracy_report_compute(system=system, games=games)

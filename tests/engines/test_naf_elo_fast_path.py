@@ -78,7 +78,7 @@ def by_hand(games, config, ratings):
                 event.totals.setdefault((coach, race, g.variant), KeyTotals()).games_played += 1
             continue
         k = k_value(g.event_coaches, major=g.major, non_major_max=config.non_major_max, round_k=config.round_k,
-                    major_coaches=config.major_coaches)
+                    major_coaches=config.major_coaches, k_scale=config.k_scale)
         s = home_score(g.home_score, g.conceded_by, conceder_loses=config.conceder_loses)
         before = {home_key: ratings.get(home_key, config.start_rating), away_key: ratings.get(away_key, config.start_rating)}
         after = {}
@@ -147,7 +147,7 @@ def histories(draw):
 
 configs = st.builds(
     EloConfig, start_rating=st.sampled_from([150.0, 0.0, -35.5]), non_major_max=st.sampled_from([32, 30, 5]),
-    round_k=st.booleans(), conceder_loses=st.booleans(), per_race=st.booleans(),
+    round_k=st.booleans(), conceder_loses=st.booleans(), per_race=st.booleans(), k_scale=st.sampled_from([1.0, 0.5, 2.25]),
     variants=st.sampled_from([None, ("bb2020",)]), excluded_races=st.sampled_from([(), ("goblin",)]),
 )
 

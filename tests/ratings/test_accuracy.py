@@ -12,10 +12,13 @@ from django.core.management import CommandError, call_command
 
 from ratings.accuracy import metrics
 from ratings.accuracy.report import accuracy_report_compute
+from ratings.engines.common import Reason
+from ratings.engines.knsb import expected_score
 from ratings.models import AccuracyReport, CalculationRow, RatingSystem
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.ratings.test_late_results import clock, coaches, corrected, history  # noqa: F401 (fixtures)
 from tests.roles import staff
-from tests.web.conftest import recalculate_all
+from tests.web.conftest import build_league, recalculate_all
 from tournaments import services as record
 from tournaments.models import Event, EventStatus, Game
 
@@ -61,6 +64,46 @@ def test_the_outcome_log_loss_with_the_draw_model_by_hand():
     first = metrics.draw_rate_expected(np.array([0.5, 0.5]), np.array([1, 2]), np.array([0.5, 1.0]))
     prior = metrics.DRAW_PRIOR_RATE * metrics.DRAW_PRIOR_GAMES
     assert first.tolist() == pytest.approx([prior / metrics.DRAW_PRIOR_GAMES, (1 + prior) / (1 + metrics.DRAW_PRIOR_GAMES)])
+
+
+def test_the_report_of_one_event_by_hand(db):
+    build_league()
+    recalculate_all(TODAY)
+    elo = RatingSystem.objects.get(slug="elo")
+    report = accuracy_report_compute(system=elo, start=dt.date(2024, 3, 2), end=dt.date(2024, 3, 2))
+    # The Dutch Open (K = 2·√4 = 4), each game from its home side: round 1 Anna v Bert 0.5, won; Cees
+    # v Dirk 0.5, drawn. Round 2 Anna (152) v Cees (150): p = 1/(10^(−2/150) + 1) = 0.507675, lost;
+    # Bert (148) v Dirk (150): 1 − p, won.
+    p = 1 / (10 ** (-2 / 150) + 1)
+    assert (report["games"], report["draws"], report["first"], report["last"]) == (4, 0.25, "2024-03-02", "2024-03-02")
+    method = report["overall"]["method"]
+    # −ln 0.5 for the first two (a draw at 0.5 costs ½·ln 2 twice), −ln(1 − p) for each of the others
+    assert method["log_loss"] == pytest.approx((2 * math.log(2) - 2 * math.log(1 - p)) / 4)
+    assert method["brier"] == pytest.approx((0.25 + 0 + p**2 + p**2) / 4)
+    # two decisive games with a favourite (0.5 names none), both lost by it: Anna at p, Dirk at p against Bert
+    assert (method["favourite_share"], method["decisive"]) == (0.0, 2)
+    low, high = report["calibration"][4], report["calibration"][5]
+    assert (low["games"], low["observed"]) == (1, 1.0) and low["expected"] == pytest.approx(1 - p)
+    assert (high["games"], high["observed"]) == (3, 0.5) and high["expected"] == pytest.approx((0.5 + 0.5 + p) / 3)
+    assert sum(b["games"] for b in report["calibration"]) == 4
+    even = report["overall"]["even"]
+    assert (even["log_loss"], even["brier"], even["favourite_share"]) == (pytest.approx(math.log(2)), 0.1875, None)
+    # first meetings of human and orc at one instant, then two mirror matches: 0.5 every time
+    assert report["overall"]["race_table"]["log_loss"] == pytest.approx(math.log(2))
+    assert [(g["label"], g["games"]) for g in report["splits"]["major"]] == [("Other events", 4)]
+
+
+def test_a_result_corrected_after_its_list_counts_once_with_the_prediction_made_before_it(corrected):
+    """Anna (1800) v Dirk (1750), a draw rated by the list of 1 March, became her 3-2 win on 10 March:
+    its counted draw, the row taking it back and the counted win are one game, at We(50), won."""
+    knsb = RatingSystem.objects.get(slug="knsb")
+    rows = CalculationRow.objects.filter(system=knsb, game__event__name="February Cup", side="home").order_by("pk")
+    assert [(r.w, r.counted, r.reason) for r in rows] == [(0.5, True, ""), (0.5, False, Reason.REVERSED), (1.0, True, "")]
+    report = accuracy_report_compute(system=knsb, start=dt.date(2024, 2, 17), end=dt.date(2024, 2, 17))
+    we = expected_score(50)
+    assert report["games"] == 1 and report["draws"] == 0.0
+    assert report["overall"]["method"]["log_loss"] == pytest.approx(-math.log(we))
+    assert report["overall"]["method"]["brier"] == pytest.approx((1 - we) ** 2)
 
 
 def skill_league() -> dict:
@@ -165,3 +208,9 @@ def test_each_run_refreshes_the_stored_report(league):
     recalculate.apply(args=[run.pk])
     stored = AccuracyReport.objects.get(system=elo)
     assert stored.run_id == run.pk and stored.figures == accuracy_report_compute(system=elo)
+
+
+def test_the_accuracy_page_shows_the_latest_parameter_search(league, client):
+    call_command("tune_methods", "--system", "elo", "--split", "2024-09-01", stdout=io.StringIO())
+    page = client.get("/about/accuracy/").content.decode()
+    assert 'id="parameter-search-elo"' in page and "K scale" in page

@@ -25,15 +25,17 @@ def k_value(
     non_major_max: int = 32,
     round_k: bool = False,
     major_coaches: int = 60,
+    k_scale: float = 1.0,
 ) -> float:
-    """K = 2·√min(N, non_major_max); a major counts as `major_coaches` whatever its size.
+    """K = k_scale·2·√min(N, non_major_max); a major counts as `major_coaches` whatever its size.
 
-    With `round_k` K is rounded half away from zero to an integer, as the federation's old code did.
+    With `round_k` K is rounded half away from zero to an integer, as the federation's old code did
+    (after scaling). At k_scale 1 K is the spec's to the bit.
     """
     if naf_coaches < 0:
         raise ValueError(f"naf_coaches must not be negative, got {naf_coaches!r}")
     coaches = major_coaches if major else min(naf_coaches, non_major_max)
-    k = 2.0 * math.sqrt(coaches)
+    k = 2.0 * math.sqrt(coaches) * k_scale
     return round_half_away(k) if round_k else k
 
 

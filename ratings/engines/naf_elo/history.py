@@ -113,7 +113,8 @@ def _apply_games(
     per_race = config.per_race
     conceder_loses = config.conceder_loses
     exclusion = CountingRule.of(config).exclusion
-    k_of = partial(k_value, non_major_max=config.non_major_max, round_k=config.round_k, major_coaches=config.major_coaches)
+    k_of = partial(k_value, non_major_max=config.non_major_max, round_k=config.round_k, major_coaches=config.major_coaches,
+                   k_scale=config.k_scale)
     scale = ELO_SCALE
 
     _check_play_order(games, state.last_played)
