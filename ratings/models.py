@@ -311,7 +311,11 @@ class PublishedEntry(models.Model):
     """One key of a published list, as published: the coach, race and variant by their number, slug
     and name of the day, so that a later merge or renaming leaves the record as it was."""
 
-    publication = models.ForeignKey(Publication, on_delete=models.CASCADE, related_name="entries")
+    # No constraint and no index of its own: a first run publishes millions of entries, which the
+    # deferred key checks held up at commit for seconds; both ranking indexes start with it.
+    publication = models.ForeignKey(
+        Publication, on_delete=models.CASCADE, related_name="entries", db_constraint=False, db_index=False,
+    )
     coach_number = models.PositiveIntegerField()
     coach_name = models.CharField(max_length=200)
     nationality = models.CharField(max_length=2, blank=True)
