@@ -18,7 +18,6 @@ from django_tables2 import RequestConfig
 from ratings import selectors
 from ratings.accuracy.metrics import DRAW_PRIOR_GAMES, DRAW_PRIOR_RATE, RACE_PRIOR_GAMES
 from ratings.accuracy.report import PREDICTORS, accuracy_reports
-from ratings.tuning.selectors import parameter_search_latest
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from ratings.calculator_forms import CalculatorForm, PairingForm
 from ratings.engines import glicko, knsb, naf_elo
@@ -37,6 +36,7 @@ from ratings.tables import (
     RatingListTable,
     breakdown_url,
 )
+from ratings.tuning.selectors import parameter_search_latest
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import fixed, rating_places
