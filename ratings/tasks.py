@@ -7,9 +7,10 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from ratings import services
-from ratings.accuracy.report import accuracy_report_refresh
+from ratings.accuracy.report import accuracy_reports_refresh
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.replay import previous_month
+from ratingsite.broker import sent
 
 
 @shared_task(
@@ -23,15 +24,20 @@ def recalculate(self, run_id: int) -> str:
     except RecalculationRun.DoesNotExist:
         return "missing"
     if run.status == RunStatus.SUCCEEDED:
-        refresh_accuracy.delay(run.system_id)  # after the run's commit, outside its duration
+        accuracy_refresh_send([run.system_id])  # after the run's commit, outside its duration
     return run.status
 
 
 @shared_task
-def refresh_accuracy(system_id: int) -> int:
-    """Store the system's accuracy report anew (after each of its runs); returns the games in it."""
-    system = RatingSystem.objects.filter(pk=system_id).first()
-    return accuracy_report_refresh(system=system).figures["games"] if system is not None else 0
+def refresh_accuracy(system_ids: list[int]) -> int:
+    """Store the systems' accuracy reports anew (after their runs); returns how many."""
+    return len(accuracy_reports_refresh(systems=list(RatingSystem.objects.filter(pk__in=system_ids).order_by("pk"))))
+
+
+def accuracy_refresh_send(system_ids: list[int]) -> bool:
+    """Send the refresh of these systems' reports (without a broker it runs here and now). A broker
+    that does not take it leaves the reports as they were, logged; the next run refreshes them."""
+    return sent(refresh_accuracy.si(system_ids), owed=f"the accuracy reports of systems {system_ids}")
 
 
 def _schedule(systems, *, since: dt.date, reason: str) -> int:

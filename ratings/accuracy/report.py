@@ -3,11 +3,13 @@ before its game) against the results, with two baselines, the draw model and the
 from __future__ import annotations
 
 import datetime as dt
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from django.db import connection
+from django.db import connection, connections
 from django.utils import timezone
 
 from ratings.accuracy import metrics
@@ -22,9 +24,10 @@ PREDICTORS = (("method", "The rating system"), ("race_table", "Race against race
 
 
 def _read(columns: list[tuple[str, str, str]], tables: str, params: list) -> dict[str, np.ndarray]:
-    """`SELECT <expressions> FROM <tables>` as NumPy columns: (name, kind "i" integer, "f" float or
-    "b" boolean, SQL expression that is never null). On PostgreSQL each column comes as one value,
-    its binary array: a million rows in a few values, not a million messages to parse one by one."""
+    """`SELECT <expressions> FROM <tables>` as NumPy columns: (name, kind "i" integer, "f" float,
+    "b" boolean or "t" a time as seconds since 1970, SQL expression that is never null). On
+    PostgreSQL each column comes as one value, its binary array: a million rows in a few values,
+    not a million messages to parse one by one."""
     if connection.vendor == "postgresql":
         arrays = (f"array_send(array_agg(({expression})::{_CASTS[kind]}))" for _, kind, expression in columns)
         sql = f"SELECT {', '.join(arrays)} FROM {tables}"
@@ -37,9 +40,10 @@ def _read(columns: list[tuple[str, str, str]], tables: str, params: list) -> dic
     return {name: np.array(v, dtype=_KINDS[kind]) for (name, kind, _), v in zip(columns, values)}
 
 
-_KINDS = {"i": np.int64, "f": np.float64, "b": bool}
-_ELEMENTS = {"i": ">i8", "f": ">f8", "b": "?"}
-_CASTS = {"i": "int8", "f": "float8", "b": "bool"}
+_KINDS = {"i": np.int64, "f": np.float64, "b": bool, "t": np.float64}
+_ELEMENTS = {"i": ">i8", "f": ">f8", "b": "?", "t": ">i8"}
+_CASTS = {"i": "int8", "f": "float8", "b": "bool", "t": "timestamptz"}
+_SINCE_2000 = dt.datetime(2000, 1, 1, tzinfo=dt.UTC).timestamp()  # PostgreSQL's binary times count from then
 
 
 def _unpack(value: bytes | None, kind: str) -> np.ndarray:
@@ -49,17 +53,16 @@ def _unpack(value: bytes | None, kind: str) -> np.ndarray:
         return np.zeros(0, dtype=_KINDS[kind])
     count = int.from_bytes(value[12:16], "big")
     records = np.frombuffer(value, np.dtype([("length", ">i4"), ("value", _ELEMENTS[kind])]), count=count, offset=20)
+    if kind == "t":  # microseconds since 2000
+        return records["value"] / 1e6 + _SINCE_2000
     return records["value"].astype(_KINDS[kind])
 
 
-def _window(column: str, start: dt.date | None, end: dt.date | None) -> tuple[str, list]:
-    sql, params = "", []
-    for bound, operator in ((start, ">="), (end, "<")):
-        if bound is not None:
-            sql += f" AND {column} {operator} %s"
-            day = bound if operator == ">=" else bound + dt.timedelta(days=1)
-            params.append(dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC))
-    return sql, params
+def _until(column: str, end: dt.date | None) -> tuple[str, list]:
+    """The condition that `column` falls on or before the day `end` (None: none)."""
+    if end is None:
+        return "", []
+    return f" AND {column} < %s", [dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)]
 
 
 @dataclass(frozen=True)
@@ -99,10 +102,10 @@ class PlayedGames:
 def played_games(start: dt.date | None = None, end: dt.date | None = None) -> PlayedGames:
     """The public games played up to `end` (inclusive; None: every game), for a window from `start`."""
     game, event = Game._meta.db_table, Event._meta.db_table
-    seconds = "date_part('epoch', g.played_at)" if connection.vendor == "postgresql" else "CAST(strftime('%%s', g.played_at) AS REAL)"
-    within, params = _window("g.played_at", None, end)
+    seconds = "g.played_at" if connection.vendor == "postgresql" else "CAST(strftime('%%s', g.played_at) AS REAL)"
+    within, params = _until("g.played_at", end)
     columns = _read(
-        [("id", "i", "g.id"), ("seconds", "f", seconds), ("variant", "i", "e.variant_id"), ("major", "b", "e.is_major"),
+        [("id", "i", "g.id"), ("seconds", "t", seconds), ("variant", "i", "e.variant_id"), ("major", "b", "e.is_major"),
          ("home_race", "i", "g.home_race_id"), ("away_race", "i", "coalesce(g.away_race_id, 0)")],
         f"{game} g JOIN {event} e ON e.id = g.event_id WHERE e.status IN ({', '.join(['%s'] * len(PUBLIC_STATUSES))}){within}",
         [*PUBLIC_STATUSES, *params],
@@ -113,28 +116,37 @@ def played_games(start: dt.date | None = None, end: dt.date | None = None) -> Pl
     return PlayedGames(columns, start, end)
 
 
-def _rows(system: RatingSystem, games: PlayedGames) -> dict[str, np.ndarray] | None:
-    """Per public game of the window that the system counted, in order of play: its prediction (the
-    home side's We: a counted game has a counted row with We for each side) and its result as it
+def _counted_sql(system: RatingSystem, end: dt.date | None) -> tuple[str, list]:
+    within, params = _until("played_at", end)
+    return (f"{CalculationRow._meta.db_table} WHERE system_id = %s AND side = %s AND counted AND we IS NOT NULL"
+            f" AND reason <> %s{within}", [system.pk, HOME, Reason.REVERSED, *params])
+
+
+def counted_rows(system: RatingSystem, end: dt.date | None = None) -> dict[str, np.ndarray]:
+    """The home side's counted rows with a We of the games played up to `end`: game, We, W (a
+    counted game has such a row for each side; one side is the game's prediction)."""
+    tables, params = _counted_sql(system, end)
+    return _read([("game", "i", "game_id"), ("we", "f", "we"), ("w", "f", "w")], tables, params)
+
+
+def _per_game(system: RatingSystem, games: PlayedGames, rows: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+    """Per public game the system counted, in order of play: its prediction and its result as it
     stands, with what the splits need. A KNSB result corrected after a list had rated it has a
     second counted row: the game counts once, with the We of its first row (the prediction made
     before it) and the W of its last (the corrected result); its REVERSED row predicts nothing."""
-    within, params = _window("played_at", None, games.end)
-    counted = (f"{CalculationRow._meta.db_table} WHERE system_id = %s AND side = %s AND counted AND we IS NOT NULL"
-               f" AND reason <> %s{within}")
-    params = [system.pk, HOME, Reason.REVERSED, *params]
-    rows = _read([("game", "i", "game_id"), ("we", "f", "we"), ("w", "f", "w")], counted, params)
     at = games.positions(rows["game"])
     public = at >= 0  # a game of an event no longer public leaves the report
     at, we, w = at[public], rows["we"][public], rows["w"][public]
     if not len(at):
         return None
     twice = np.bincount(at, minlength=len(games)) > 1
-    if twice.any():  # corrected games: the We of the first row, the W of the last
+    if twice.any():  # a few games: their rows again, in the order written
         again = games.columns["id"][twice].tolist()
-        among = "= ANY(%s)" if connection.vendor == "postgresql" else f"IN ({', '.join(['%s'] * len(again))})"
+        postgres = connection.vendor == "postgresql"
+        tables, params = _counted_sql(system, games.end)
+        among = "= ANY(%s)" if postgres else f"IN ({', '.join(['%s'] * len(again))})"
         later = _read([("game", "i", "game_id"), ("id", "i", "id"), ("we", "f", "we"), ("w", "f", "w")],
-                      f"{counted} AND game_id {among}", [*params, *([again] if connection.vendor == "postgresql" else again)])
+                      f"{tables} AND game_id {among}", [*params, *([again] if postgres else again)])
         order = np.lexsort((later["id"], later["game"]))
         game = later["game"][order]
         first = np.r_[True, game[1:] != game[:-1]]
@@ -151,6 +163,31 @@ def _rows(system: RatingSystem, games: PlayedGames) -> dict[str, np.ndarray] | N
     return out
 
 
+def _each_report(systems: list[RatingSystem], start: dt.date | None, end: dt.date | None) -> list[dict]:
+    """Each system's report, the games read once. On PostgreSQL outside a transaction every system
+    goes on a connection and thread of its own (most of the time is the database scanning a
+    system's rows, and NumPy lets go of the interpreter), so the work spreads over every core."""
+    def report(system: RatingSystem, games: Future) -> dict:
+        rows = counted_rows(system, end)
+        return _report(system, start, end, _per_game(system, games.result(), rows))
+
+    if connection.vendor != "postgresql" or connection.in_atomic_block:  # a transaction's rows are its own
+        games = Future()
+        games.set_result(played_games(start, end))
+        return [report(system, games) for system in systems]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(systems), os.cpu_count() or 2))) as pool:
+        games = pool.submit(_on_own_connection, played_games, start, end)  # first: every report waits for it
+        reports = [pool.submit(_on_own_connection, report, system, games) for system in systems]
+        return [found.result() for found in reports]
+
+
+def _on_own_connection(read, *args):
+    try:
+        return read(*args)
+    finally:
+        connections.close_all()  # this thread's own
+
+
 def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values in order, and each game's index among them (few distinct values: a
     lookup table rather than a sort of a million)."""
@@ -162,17 +199,20 @@ def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct + low, index[values - low]
 
 
-def accuracy_report_compute(
-    *, system: RatingSystem, start: dt.date | None = None, end: dt.date | None = None, games: PlayedGames | None = None,
-) -> dict:
+def accuracy_report_compute(*, system: RatingSystem, start: dt.date | None = None, end: dt.date | None = None) -> dict:
     """The report of one system over its counted games played from `start` to `end` (inclusive;
-    None: every game), as plain data (JSON). `games`: played_games(start, end), read once for
-    several systems."""
+    None: every game), as plain data (JSON)."""
+    return accuracy_reports_compute(systems=[system], start=start, end=end)[0]
+
+
+def accuracy_reports_compute(*, systems: list[RatingSystem], start: dt.date | None = None, end: dt.date | None = None) -> list[dict]:
+    """The report of each system (accuracy_report_compute), the games read once for all."""
+    return _each_report(systems, start, end)
+
+
+def _report(system: RatingSystem, start: dt.date | None, end: dt.date | None, data: dict[str, np.ndarray] | None) -> dict:
     report = {"system": system.slug, "name": system.name, "from": start and start.isoformat(),
               "to": end and end.isoformat(), "games": 0}
-    if games is None:
-        games = played_games(start, end)
-    data = _rows(system, games)
     if data is None:
         return report
     score, times = data["score"], data["seconds"]
@@ -233,16 +273,22 @@ def _plain(value):
     return value
 
 
-def accuracy_report_refresh(*, system: RatingSystem, games: PlayedGames | None = None) -> AccuracyReport:
-    """Compute the system's report over every counted game and store it (one per system).
-    `games`: played_games(), read once for several systems."""
-    figures = accuracy_report_compute(system=system, games=games)
-    last_run = RecalculationRun.objects.filter(system=system, status=RunStatus.SUCCEEDED).order_by("-finished_at").first()
-    report, _ = AccuracyReport.objects.update_or_create(
-        system=system, defaults={"computed_at": timezone.now(), "run": last_run, "figures": figures},
-    )
-    page_cache.bump_on_commit()  # the accuracy page shows it once it commits
-    return report
+def accuracy_report_refresh(*, system: RatingSystem) -> AccuracyReport:
+    """Compute the system's report over every counted game and store it (one per system)."""
+    return accuracy_reports_refresh(systems=[system])[0]
+
+
+def accuracy_reports_refresh(*, systems: list[RatingSystem]) -> list[AccuracyReport]:
+    """Compute each system's report over every counted game and store it, the games read once."""
+    stored = []
+    for system, figures in zip(systems, accuracy_reports_compute(systems=systems)):
+        last_run = RecalculationRun.objects.filter(system=system, status=RunStatus.SUCCEEDED).order_by("-finished_at").first()
+        report, _ = AccuracyReport.objects.update_or_create(
+            system=system, defaults={"computed_at": timezone.now(), "run": last_run, "figures": figures},
+        )
+        stored.append(report)
+    page_cache.bump_on_commit()  # the accuracy page shows them once they commit
+    return stored
 
 
 def accuracy_reports() -> list[AccuracyReport]:

@@ -4,7 +4,6 @@ import datetime as dt
 import io
 import math
 import random
-import re
 
 import numpy as np
 import pytest
@@ -12,11 +11,8 @@ from django.core.management import CommandError, call_command
 
 from ratings.accuracy import metrics
 from ratings.accuracy.report import accuracy_report_compute
-from ratings.engines.common import Reason
-from ratings.engines.knsb import expected_score
 from ratings.models import AccuracyReport, CalculationRow, RatingSystem
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
-from tests.ratings.test_late_results import clock, coaches, corrected, history  # noqa: F401 (fixtures)
 from tests.roles import staff
 from tests.web.conftest import build_league, recalculate_all
 from tournaments import services as record
@@ -66,6 +62,19 @@ def test_the_outcome_log_loss_with_the_draw_model_by_hand():
     assert first.tolist() == pytest.approx([prior / metrics.DRAW_PRIOR_GAMES, (1 + prior) / (1 + metrics.DRAW_PRIOR_GAMES)])
 
 
+def test_the_figures_of_a_group_add_up_from_its_cells():
+    p, s = np.array([0.8, 0.5, 0.3, 0.6]), np.array([1.0, 0.5, 1.0, 0.0])
+    draw = np.full(4, 0.2)
+    sums = metrics.cell_sums(p, draw, s, np.array([0, 1, 0, 1]), 2)
+    whole, first = metrics.figures(sums.sum(axis=1)), metrics.figures(sums[:, 0])
+    assert whole["log_loss"] == pytest.approx(metrics.score_log_loss(p, s))
+    assert whole["brier"] == pytest.approx(metrics.brier_score(p, s))
+    assert whole["outcome_log_loss"] == pytest.approx(metrics.outcome_log_loss(p, draw, s))
+    # decisive with a favourite: 0.8 won, 0.3 won (the favourite lost), 0.6 lost: one of three
+    assert (whole["favourite_share"], whole["decisive"]) == (pytest.approx(1 / 3), 3)
+    assert (first["log_loss"], first["favourite_share"]) == (pytest.approx((-math.log(0.8) - math.log(0.3)) / 2), 0.5)
+
+
 def test_the_report_of_one_event_by_hand(db):
     build_league()
     recalculate_all(TODAY)
@@ -91,19 +100,6 @@ def test_the_report_of_one_event_by_hand(db):
     # first meetings of human and orc at one instant, then two mirror matches: 0.5 every time
     assert report["overall"]["race_table"]["log_loss"] == pytest.approx(math.log(2))
     assert [(g["label"], g["games"]) for g in report["splits"]["major"]] == [("Other events", 4)]
-
-
-def test_a_result_corrected_after_its_list_counts_once_with_the_prediction_made_before_it(corrected):
-    """Anna (1800) v Dirk (1750), a draw rated by the list of 1 March, became her 3-2 win on 10 March:
-    its counted draw, the row taking it back and the counted win are one game, at We(50), won."""
-    knsb = RatingSystem.objects.get(slug="knsb")
-    rows = CalculationRow.objects.filter(system=knsb, game__event__name="February Cup", side="home").order_by("pk")
-    assert [(r.w, r.counted, r.reason) for r in rows] == [(0.5, True, ""), (0.5, False, Reason.REVERSED), (1.0, True, "")]
-    report = accuracy_report_compute(system=knsb, start=dt.date(2024, 2, 17), end=dt.date(2024, 2, 17))
-    we = expected_score(50)
-    assert report["games"] == 1 and report["draws"] == 0.0
-    assert report["overall"]["method"]["log_loss"] == pytest.approx(-math.log(we))
-    assert report["overall"]["method"]["brier"] == pytest.approx((1 - we) ** 2)
 
 
 def skill_league() -> dict:
@@ -171,16 +167,6 @@ def test_an_event_no_longer_public_leaves_the_report(league):
     assert accuracy_report_compute(system=elo)["games"] == games - hidden
 
 
-def test_the_page_and_the_command_print_the_same_figures(league, client):
-    out = io.StringIO()
-    call_command("evaluate_methods", stdout=out)
-    assert AccuracyReport.objects.count() == RatingSystem.objects.filter(active=True).count()
-    printed = re.findall(r"The rating system\s+([\d.]+)\s+([\d.]+)", out.getvalue())
-    page = client.get("/about/accuracy/").content.decode()
-    shown = re.findall(r'<th scope="row">The rating system</th><td class="num">([\d.]+)</td><td class="num">([\d.]+)</td>', page)
-    assert printed and printed == shown
-
-
 def test_a_window_is_computed_on_demand_and_not_stored(league):
     out = io.StringIO()
     call_command("evaluate_methods", "--system", "elo", "--from", "2024-06-01", "--to", "2024-08-31", stdout=out)
@@ -214,3 +200,11 @@ def test_the_accuracy_page_shows_the_latest_parameter_search(league, client):
     call_command("tune_methods", "--system", "elo", "--split", "2024-09-01", stdout=io.StringIO())
     page = client.get("/about/accuracy/").content.decode()
     assert 'id="parameter-search-elo"' in page and "K scale" in page
+
+
+def test_the_recalculate_command_refreshes_the_report_of_every_system_it_ran(league):
+    call_command("recalculate", stdout=io.StringIO())
+    stored = {report.system.slug: report for report in AccuracyReport.objects.select_related("system", "run")}
+    assert set(stored) == set(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
+    assert all(report.run.system_id == report.system_id and report.run.status == "succeeded" for report in stored.values())
+    assert stored["elo"].figures == accuracy_report_compute(system=RatingSystem.objects.get(slug="elo"))

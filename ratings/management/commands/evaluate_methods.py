@@ -3,7 +3,7 @@ import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ratings.accuracy.report import PREDICTORS, accuracy_report_compute, accuracy_report_refresh, played_games
+from ratings.accuracy.report import PREDICTORS, accuracy_reports_compute, accuracy_reports_refresh
 from ratings.models import RatingSystem
 
 
@@ -20,7 +20,7 @@ def figure(value, spec: str) -> str:
 
 
 def report_lines(report: dict) -> list[str]:
-    """The report as text: the page prints the same figures."""
+    """The report as text tables: the page shows the same figures."""
     window = f"{report['from'] or 'the first game'} to {report['to'] or 'the last'}"
     lines = [f"{report['name']} ({report['system']}): {report['games']:,} games, {window}"]
     if not report["games"]:
@@ -32,14 +32,16 @@ def report_lines(report: dict) -> list[str]:
         lines.append(f"  {label:<22} {figure(f['log_loss'], '.4f'):>9} {figure(f['brier'], '.4f'):>7} "
                      f"{figure(f['favourite_share'], '.1%'):>10} {figure(f['outcome_log_loss'], '.4f'):>11}")
     for kind, groups in report["splits"].items():
-        lines.append(f"  by {kind}: " + "; ".join(
-            f"{g['label']} {g['games']:,} games, log loss {g['method']['log_loss']:.4f} "
-            f"(race table {g['race_table']['log_loss']:.4f}, 0.5 {g['even']['log_loss']:.4f})" for g in groups
-        ))
-    lines.append("  calibration (expected → observed, games): " + "; ".join(
-        f"{b['low']:.1f}–{b['high']:.1f} {b['expected']:.3f} → {b['observed']:.3f} ({b['games']:,})"
-        for b in report["calibration"] if b["games"]
-    ))
+        lines.append(f"  {'by ' + kind:<22} {'games':>9} {'log loss':>9} {'race table':>11} {'Brier':>7} {'favourite':>10}")
+        for g in groups:
+            method = g["method"]
+            lines.append(f"  {g['label']:<22} {g['games']:>9,} {figure(method['log_loss'], '.4f'):>9} "
+                         f"{figure(g['race_table']['log_loss'], '.4f'):>11} {figure(method['brier'], '.4f'):>7} "
+                         f"{figure(method['favourite_share'], '.1%'):>10}")
+    lines.append(f"  {'calibration':<22} {'games':>9} {'expected':>9} {'observed':>9}")
+    for b in report["calibration"]:
+        lines.append(f"  {b['low']:.1f}–{b['high']:.1f}{'':<15} {b['games']:>9,} {figure(b['expected'], '.3f'):>9} "
+                     f"{figure(b['observed'], '.3f'):>9}")
     return lines
 
 
@@ -65,10 +67,9 @@ class Command(BaseCommand):
                 raise CommandError(f"No rating system “{unknown[0]}”; the systems are: "
                                    + ", ".join(RatingSystem.objects.order_by("slug").values_list("slug", flat=True)))
             systems = [found[slug] for slug in dict.fromkeys(system)]
-        games = played_games(start, end)  # once for every system
-        for chosen in systems:
-            if start is None and end is None:
-                figures = accuracy_report_refresh(system=chosen, games=games).figures
-            else:
-                figures = accuracy_report_compute(system=chosen, start=start, end=end, games=games)
-            self.stdout.write("\n".join(report_lines(figures)))
+        if start is None and end is None:
+            reports = [stored.figures for stored in accuracy_reports_refresh(systems=list(systems))]
+        else:
+            reports = accuracy_reports_compute(systems=list(systems), start=start, end=end)
+        for figures in reports:
+            self.stdout.write("\n".join(report_lines(figures)) + "\n")

@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from ratings import services
-from ratings.models import RatingSystem, Trigger
-from ratings.tasks import refresh_accuracy
+from ratings.models import RatingSystem, RunStatus, Trigger
+from ratings.tasks import accuracy_refresh_send
 
 
 class Command(BaseCommand):
@@ -78,7 +78,7 @@ class Command(BaseCommand):
         )
         for bar in bars.values():
             bar.close()
-        failed = 0
+        failed, refreshed = 0, []
         for queued, outcome in zip(runs, outcomes):
             if isinstance(outcome, Exception):
                 failed += 1
@@ -88,7 +88,10 @@ class Command(BaseCommand):
                 f"{outcome.system.slug}: run {outcome.pk} {outcome.status} from {outcome.recomputed_from or 'the first game'}, "
                 f"{outcome.games_processed} games, {outcome.rows_written} rows in {outcome.duration:.1f} s"
             )
-            refresh_accuracy.delay(outcome.system_id)  # its accuracy report, as after a worker's run
+            if outcome.status == RunStatus.SUCCEEDED:
+                refreshed.append(outcome.system_id)
+        if refreshed:
+            accuracy_refresh_send(refreshed)  # their accuracy reports, as after a worker's runs (the games read once)
         if failed:
             raise CommandError(f"{failed} run(s) failed; the previous rankings are unchanged.")
 
