@@ -45,9 +45,9 @@ class EloConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise _config_error(name, value, f"an integer from {low} to {high}")
-        low, high = K_SCALE_RANGE
-        if not (_is_number(self.k_scale) and low < self.k_scale <= high):
-            raise _config_error("k_scale", self.k_scale, f"a number above {low:g} and at most {high:g}")
+        scale_low, scale_high = K_SCALE_RANGE
+        if not (_is_number(self.k_scale) and scale_low < self.k_scale <= scale_high):
+            raise _config_error("k_scale", self.k_scale, f"a number above {scale_low:g} and at most {scale_high:g}")
         for name in ("round_k", "conceder_loses", "per_race"):
             if not isinstance(getattr(self, name), bool):
                 raise _config_error(name, getattr(self, name), "true or false")
