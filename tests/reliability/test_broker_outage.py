@@ -16,7 +16,7 @@ from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
 from audit.models import Action, AuditRecord
-from ratings.models import RatingSystem, RecalculationRun, RunStatus
+from ratings.models import AccuracyReport, RatingSystem, RecalculationRun, RunStatus
 from ratings.tasks import dispatch_queued_runs
 from ratings.verification import verify_system
 from ratingsite.celery import app as celery_app
@@ -138,6 +138,9 @@ def test_a_sanction_during_a_redis_outage_answers_at_once_and_its_runs_go_out_wh
         wait_until(lambda: RecalculationRun.objects.filter(status=RunStatus.SUCCEEDED).count() == systems, 120,
                    "run of every system")
         wait_until(lambda: not SummaryRefreshRequest.objects.exists(), 60, "statistics refresh")
+        # each run, once committed, sends its system's accuracy refresh: they follow the statistics'
+        wait_until(lambda: AccuracyReport.objects.filter(run__status=RunStatus.SUCCEEDED).count() == systems, 60,
+                   "accuracy report of every system's run")
     assert broker.queued_messages() == 0
     assert SummaryRefresh.objects.count() == refreshes + 1
     for system in RatingSystem.objects.filter(active=True):
