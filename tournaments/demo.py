@@ -722,13 +722,15 @@ def _names_moved(events: list[DemoEvent], *, by: dt.timedelta) -> list[str]:
 
 
 def _leave_some_unsanctioned(rng: random.Random, events: list[DemoEvent]) -> None:
-    """The latest events still wait for the staff (submitted, one still a draft); a few were rejected."""
+    """Three of the latest events still wait for the staff (submitted, one still a draft); a few were
+    rejected. The very latest is sanctioned, so that the last full month has rated games whatever the
+    seeding day: its list and the current ranking show changes."""
     if len(events) < 10:
-        events[-1].status = EventStatus.SUBMITTED
+        events[-2 if len(events) > 1 else -1].status = EventStatus.SUBMITTED
         return
-    events[-1].status = EventStatus.DRAFT
-    events[-2].status = events[-3].status = EventStatus.SUBMITTED
-    minors = [event for event in events[:-3] if not event.is_major]
+    events[-2].status = EventStatus.DRAFT
+    events[-3].status = events[-4].status = EventStatus.SUBMITTED
+    minors = [event for event in events[:-4] if not event.is_major]
     for event in rng.sample(minors, min(3, len(minors))):
         event.status = EventStatus.REJECTED
     # One event months back is reported late: `seed_demo --report-late` sanctions it once the lists

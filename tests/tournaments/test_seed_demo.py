@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from tournaments.demo import FIRST_NUMBER, generate_federation, seeding_shift
 from tournaments.federation import STUNTY_RACES
-from tournaments.models import Award, Coach, Event, Game, GameSide, Participant, Round
+from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Participant, Round
 
 SMALL = {"coaches": 60, "events": 6}
 GENERATED_FOR = dt.date(2026, 1, 1)  # the seeding day the generator draws for: nothing moves
@@ -179,6 +179,19 @@ def test_nothing_is_dated_on_or_after_the_seeding_day_and_the_last_event_is_week
     assert max(days) < today
     # the last event (2025-12-20 as drawn) ends less than three weeks before the seeding day
     assert today - dt.timedelta(days=18) <= max(e.end_date for e in federation.events) < today
+
+
+@pytest.mark.parametrize("today", ["2026-01-01", "2026-06-01", "2026-12-01", "2027-03-01", "2031-06-01"])
+def test_seeded_on_the_1st_the_last_full_month_has_sanctioned_games(today):
+    # the current ranking's change columns compare with the list of the last full month's start, and
+    # that month's list with the one before: both need games sanctioned in it, or every change is +0.00
+    today = dt.date.fromisoformat(today)
+    federation = generate_federation(seed=1, today=today)
+    last_month = (today - dt.timedelta(days=1)).replace(day=1)
+    sanctioned = [e for e in federation.events if e.status == EventStatus.SANCTIONED]
+    assert max(e.end_date for e in sanctioned) >= last_month
+    waiting = [e for e in federation.events[-5:] if e.status in (EventStatus.DRAFT, EventStatus.SUBMITTED)]
+    assert len(waiting) == 3  # a draft and two submitted events still wait among the latest
 
 
 @pytest.mark.django_db
@@ -353,7 +366,10 @@ def test_the_demo_has_an_event_reported_late_that_a_later_knsb_list_rates_with_a
     services.recalculation_execute(run_id=run.pk, today=dt.date(2026, 1, 15))
     rows = list(CalculationRow.objects.filter(system=knsb, game__event=event))
     processed_in = (late.reported_on.replace(day=28) + dt.timedelta(days=4)).replace(day=1).isoformat()
-    assert rows and all(processed_late(r) and r.period == processed_in for r in rows)
+    # each went into the list after its report: its period's, or a coach without a rating its depot's
+    # (then rated in the list where the depot reached a start rating)
+    assert rows and all(processed_late(r) and (r.depot_date or dt.date.fromisoformat(r.period)).isoformat() == processed_in
+                        for r in rows)
     limited = PeriodSummary.objects.filter(system=knsb, period=processed_in, limitation="rl",
                                            coach__in=[r.coach_id for r in rows if r.counted]).select_related("coach", "variant")
     assert limited.exists()
