@@ -13,7 +13,7 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from ratings.accuracy import metrics
-from ratings.bulk import fetch_binary
+from ratings.bulk import fetch_columns
 from ratings.engines.common import HOME, Reason
 from ratings.models import AccuracyReport, CalculationRow, RatingSystem, RecalculationRun, RunStatus
 from ratingsite import page_cache
@@ -21,41 +21,6 @@ from tournaments.models import PUBLIC_STATUSES, Event, Game, Variant
 
 # which figures each predictor gets, and how the page names them
 PREDICTORS = (("method", "The rating system"), ("race_table", "Race against race"), ("even", "0.5 for every game"))
-
-
-def _read(columns: list[tuple[str, str, str]], tables: str, params: list) -> dict[str, np.ndarray]:
-    """`SELECT <expressions> FROM <tables>` as NumPy columns: (name, kind "i" integer, "f" float,
-    "b" boolean or "t" a time as seconds since 1970, SQL expression that is never null). On
-    PostgreSQL each column comes as one value, its binary array: a million rows in a few values,
-    not a million messages to parse one by one."""
-    if connection.vendor == "postgresql":
-        arrays = (f"array_send(array_agg(({expression})::{_CASTS[kind]}))" for _, kind, expression in columns)
-        sql = f"SELECT {', '.join(arrays)} FROM {tables}"
-        (found,) = fetch_binary(sql, params)
-        return {name: _unpack(value, kind) for (name, kind, _), value in zip(columns, found)}
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(expression for _, _, expression in columns)} FROM {tables}", params)
-        found = cursor.fetchall()
-    values = list(zip(*found)) if found else [()] * len(columns)
-    return {name: np.array(v, dtype=_KINDS[kind]) for (name, kind, _), v in zip(columns, values)}
-
-
-_KINDS = {"i": np.int64, "f": np.float64, "b": bool, "t": np.float64}
-_ELEMENTS = {"i": ">i8", "f": ">f8", "b": "?", "t": ">i8"}
-_CASTS = {"i": "int8", "f": "float8", "b": "bool", "t": "timestamptz"}
-_SINCE_2000 = dt.datetime(2000, 1, 1, tzinfo=dt.UTC).timestamp()  # PostgreSQL's binary times count from then
-
-
-def _unpack(value: bytes | None, kind: str) -> np.ndarray:
-    """A one-dimensional PostgreSQL array without nulls in its binary form: 20 bytes of header (its
-    length at 12), then each element's length (4 bytes) and value. None: the aggregate of no rows."""
-    if value is None:
-        return np.zeros(0, dtype=_KINDS[kind])
-    count = int.from_bytes(value[12:16], "big")
-    records = np.frombuffer(value, np.dtype([("length", ">i4"), ("value", _ELEMENTS[kind])]), count=count, offset=20)
-    if kind == "t":  # microseconds since 2000
-        return records["value"] / 1e6 + _SINCE_2000
-    return records["value"].astype(_KINDS[kind])
 
 
 def _until(column: str, end: dt.date | None) -> tuple[str, list]:
@@ -102,10 +67,9 @@ class PlayedGames:
 def played_games(start: dt.date | None = None, end: dt.date | None = None) -> PlayedGames:
     """The public games played up to `end` (inclusive; None: every game), for a window from `start`."""
     game, event = Game._meta.db_table, Event._meta.db_table
-    seconds = "g.played_at" if connection.vendor == "postgresql" else "CAST(strftime('%%s', g.played_at) AS REAL)"
     within, params = _until("g.played_at", end)
-    columns = _read(
-        [("id", "i", "g.id"), ("seconds", "t", seconds), ("variant", "i", "e.variant_id"), ("major", "b", "e.is_major"),
+    columns = fetch_columns(
+        [("id", "i", "g.id"), ("seconds", "t", "g.played_at"), ("variant", "i", "e.variant_id"), ("major", "b", "e.is_major"),
          ("home_race", "i", "g.home_race_id"), ("away_race", "i", "coalesce(g.away_race_id, 0)")],
         f"{game} g JOIN {event} e ON e.id = g.event_id WHERE e.status IN ({', '.join(['%s'] * len(PUBLIC_STATUSES))}){within}",
         [*PUBLIC_STATUSES, *params],
@@ -126,7 +90,7 @@ def counted_rows(system: RatingSystem, end: dt.date | None = None) -> dict[str, 
     """The home side's counted rows with a We of the games played up to `end`: game, We, W (a
     counted game has such a row for each side; one side is the game's prediction)."""
     tables, params = _counted_sql(system, end)
-    return _read([("game", "i", "game_id"), ("we", "f", "we"), ("w", "f", "w")], tables, params)
+    return fetch_columns([("game", "i", "game_id"), ("we", "f", "we"), ("w", "f", "w")], tables, params)
 
 
 def _per_game(system: RatingSystem, games: PlayedGames, rows: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
@@ -145,7 +109,7 @@ def _per_game(system: RatingSystem, games: PlayedGames, rows: dict[str, np.ndarr
         postgres = connection.vendor == "postgresql"
         tables, params = _counted_sql(system, games.end)
         among = "= ANY(%s)" if postgres else f"IN ({', '.join(['%s'] * len(again))})"
-        later = _read([("game", "i", "game_id"), ("id", "i", "id"), ("we", "f", "we"), ("w", "f", "w")],
+        later = fetch_columns([("game", "i", "game_id"), ("id", "i", "id"), ("we", "f", "we"), ("w", "f", "w")],
                       f"{tables} AND game_id {among}", [*params, *([again] if postgres else again)])
         order = np.lexsort((later["id"], later["game"]))
         game = later["game"][order]
