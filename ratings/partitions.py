@@ -99,3 +99,33 @@ class FreshPartitions:
                 cursor.execute(f"DELETE FROM {parent}_default WHERE system_id = %s", [sid])
                 cursor.execute(f"ALTER TABLE {table} RENAME TO {current}")
                 cursor.execute(f"ALTER TABLE {parent} ATTACH PARTITION {current} FOR VALUES IN ({sid})")
+
+
+def autovacuum_on() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('autovacuum') = 'on'")
+        return cursor.fetchone()[0]
+
+
+def vacuum_grown(system_id: int) -> list[str]:
+    """Where autovacuum is off, vacuum the system's partitions as autovacuum would: each whose dead
+    rows (a partial run deletes the rows from its checkpoint on and writes them again) pass the
+    server's own autovacuum threshold. Without it a partition only grows: each sanction's run adds
+    the space of the rows it replaced, for good, and later runs and pages read past it. Returns the
+    tables vacuumed. Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
+    if not partitioned() or connection.in_atomic_block or autovacuum_on():
+        return []
+    tables = [partition_name(model, system_id) for model in PARTITIONED]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")  # this connection's counts of the run, then read
+        cursor.execute(
+            "SELECT relname FROM pg_stat_user_tables WHERE relname = ANY(%s) AND n_dead_tup >"
+            " current_setting('autovacuum_vacuum_threshold')::float8"
+            " + current_setting('autovacuum_vacuum_scale_factor')::float8 * n_live_tup",
+            [tables],
+        )
+        grown = sorted(name for (name,) in cursor.fetchall())
+        for table in grown:
+            cursor.execute(f"VACUUM (TRUNCATE false) {table}")  # TRUNCATE false: see _maintain_after_run
+    return grown
+

@@ -120,7 +120,7 @@ def _carry_out(
     finally:
         if fresh is not None:
             fresh.discard()
-    _maintain_after_run(full=outcome["start"] is None, swapped=fresh is not None)
+    _maintain_after_run(run.system_id, full=outcome["start"] is None, swapped=fresh is not None)
     run.refresh_from_db()
     logger.info(
         "run %s of %s succeeded in %.1f s: %s games, %s rows", run.pk, run.system.slug, run.duration,
@@ -197,7 +197,7 @@ def recalculation_execute_many(
     return outcomes
 
 
-def _maintain_after_run(*, full: bool, swapped: bool) -> None:
+def _maintain_after_run(system_id: int, *, full: bool, swapped: bool) -> None:
     """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
     and page through them on the index alone instead of past the rows the run replaced. Every run
     also replaces its snapshot of them and some checkpoints, megabytes of dead rows each: vacuum
@@ -216,6 +216,8 @@ def _maintain_after_run(*, full: bool, swapped: bool) -> None:
         cursor.execute(f"VACUUM (TRUNCATE false) {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
         for model in analyse if full else ():
             cursor.execute(f"ANALYZE {model._meta.db_table}")
+    if not swapped:  # a partial run's dead rows in the large partitions, where no autovacuum clears them
+        partitions.vacuum_grown(system_id)
 
 
 def complete_list(today: dt.date) -> Callable[[dt.date], bool]:

@@ -563,3 +563,37 @@ def test_a_run_logs_its_start_end_and_duration_and_a_failure(caplog, monkeypatch
         run("elo")
     failed = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert len(failed) == 1 and " of elo failed after " in failed[0].getMessage() and failed[0].exc_info
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_where_autovacuum_is_off_a_partial_run_vacuums_the_partitions_its_deletes_grew_past_its_threshold(monkeypatch):
+    from django.db import connection
+
+    from ratings import partitions
+
+    coaches = CoachFactory.create_batch(10)
+    games = [(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1)), (6, 7, (1, 0)), (8, 9, (2, 2))]
+    for month in range(10):  # 2023-11 to 2024-08, before TODAY
+        add_event(coaches, dt.date(2023 + (10 + month) // 12, (10 + month) % 12 + 1, 13), [games])
+    table = partitions.partition_name(CalculationRow, RatingSystem.objects.get(slug="elo").pk)
+
+    def stats() -> tuple[int, bool]:
+        """(dead rows, vacuumed by hand) of the system's calculation rows, as the server counts them"""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_stat_force_next_flush()")
+            cursor.execute("SELECT n_dead_tup, last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = %s", [table])
+            return cursor.fetchone()
+
+    monkeypatch.setattr(partitions, "autovacuum_on", lambda: False)  # as on the machines here
+    run("elo")  # fresh partitions: nothing dead
+    run("elo", since=dt.date(2024, 8, 13))  # the rows from the checkpoint on: below 50 + 20 % of 100
+    dead, vacuumed = stats()
+    assert 0 < dead < 50 and not vacuumed
+    monkeypatch.setattr(partitions, "autovacuum_on", lambda: True)
+    run("elo", since=dt.date(2024, 1, 13))  # 80 rows replaced: its server's autovacuum would see to them
+    assert stats() == (dead + 80, False)
+    monkeypatch.setattr(partitions, "autovacuum_on", lambda: False)
+    run("elo", since=dt.date(2024, 1, 13))
+    assert stats() == (0, True)
+    assert verify_system(RatingSystem.objects.get(slug="elo"), today=TODAY).count == 0
