@@ -286,7 +286,12 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["played_at", "id"]
-        indexes = [models.Index(fields=["event", "played_at"], name="game_event_played_idx")]
+        indexes = [
+            models.Index(fields=["event", "played_at"], name="game_event_played_idx"),
+            # a replay from a checkpoint also takes the games reported since (played earlier): without it
+            # each of its reads scanned every game
+            models.Index(fields=["reported_on"], name="game_reported_idx"),
+        ]
         constraints = [
             models.CheckConstraint(condition=~Q(home_coach=F("away_coach")), name="game_coach_not_against_himself"),
             models.CheckConstraint(

@@ -3,6 +3,7 @@ import datetime as dt
 import pickle
 import zlib
 from bisect import bisect_left
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import attrgetter
 
@@ -83,6 +84,24 @@ def _window(since: dt.datetime | None, until: dt.datetime | None, reported_since
     return where, params
 
 
+@contextmanager
+def _planned_for_every_row(window: bool):
+    """PostgreSQL plans a cursor for its first tenth, and for the games of a window (from a
+    checkpoint) that is the time of play's index walked whole, filtering: 0.19 s for the 2,498 games
+    of the last month of a million, 0.04 s planned for reading every row, as the replays do. Then
+    back to the default for other cursors. The whole record reads faster in the index's order."""
+    if connection.vendor != "postgresql" or not window:
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET cursor_tuple_fraction TO 1.0")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET cursor_tuple_fraction")
+
+
 def game_records(
     *, since: dt.datetime | None = None, until: dt.datetime | None = None, reported_since: dt.date | None = None,
 ) -> list[GameRecord]:
@@ -121,7 +140,7 @@ def game_records(
     shared: dict = {}
     share = shared.setdefault
     # a server-side cursor on PostgreSQL: a million raw rows are never held at once beside the records
-    with connection.chunked_cursor() as cursor:
+    with _planned_for_every_row(not whole), connection.chunked_cursor() as cursor:
         cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
         while rows := cursor.fetchmany(20_000):
             for game_id, at, event_id, home, home_race, away, away_race, home_td, away_td, kind, conceded_by, reported in rows:

@@ -597,3 +597,27 @@ def test_where_autovacuum_is_off_a_partial_run_vacuums_the_partitions_its_delete
     run("elo", since=dt.date(2024, 1, 13))
     assert stats() == (0, True)
     assert verify_system(RatingSystem.objects.get(slug="elo"), today=TODAY).count == 0
+
+
+@pytest.mark.postgresql
+def test_a_window_of_games_reads_what_the_whole_record_holds_and_leaves_the_connections_planning_as_it_was():
+    from django.db import connection
+
+    from ratings.selectors import history
+
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
+    late = add_event(coaches, dt.date(2024, 2, 10), [[(0, 2, (1, 0))]])
+    add_event(coaches, dt.date(2024, 6, 8), [[(1, 3, (0, 2))]])
+    late.games.update(reported_on=dt.date(2024, 6, 20))  # played in February, reported in June
+    since = dt.datetime(2024, 6, 1)
+
+    window = history.game_records(since=since, reported_since=since.date())
+
+    whole = history.game_records()
+    assert [g.game_id for g in window] == [g.game_id for g in whole if g.played_at >= since or g.game_id in
+                                           set(late.games.values_list("id", flat=True))]
+    assert len(window) == 2
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW cursor_tuple_fraction")
+        assert cursor.fetchone()[0] == "0.1"
