@@ -27,8 +27,11 @@ class BulkWriter:
     the writer closes, so nothing else may use it in between.
     """
 
-    def __init__(self, model, fields: list[str], *, table: str | None = None):
+    def __init__(self, model, fields: list[str], *, table: str | None = None, freeze: bool = False):
         self.table = table or model._meta.db_table  # another table of the model's columns (a temporary one)
+        # `freeze`: a table emptied in this transaction (partitions.FreshPartitions.begin) takes the rows
+        # already frozen and visible, so that no later reader or vacuum writes each page again
+        self.freeze = freeze
         self.columns = _columns(model, fields)
         self.count = 0
         self._batch: list[tuple] = []
@@ -48,7 +51,8 @@ class BulkWriter:
             # binary rows are four times cheaper to build than text ones, and cheaper for the server
             # to read; numeric columns stay text (their binary form takes no floats)
             binary = NUMERIC not in types
-            sql = f'COPY {self.table} ({", ".join(self.columns)}) FROM STDIN' + (" (FORMAT BINARY)" if binary else "")
+            options = [*(["FORMAT BINARY"] if binary else []), *(["FREEZE"] if self.freeze else [])]
+            sql = f'COPY {self.table} ({", ".join(self.columns)}) FROM STDIN' + (f" ({', '.join(options)})" if options else "")
             self._copying = raw.copy(sql, writer=QueuedLibpqWriter(raw))
             self._copy = self._copying.__enter__()
             if binary:
@@ -138,8 +142,8 @@ def _unpack(value: bytes | None, kind: str) -> np.ndarray:
     return records["value"].astype(_KINDS[kind])
 
 
-def bulk_insert(model, fields: list[str], rows: Iterable[tuple], *, table: str | None = None) -> int:
+def bulk_insert(model, fields: list[str], rows: Iterable[tuple], *, table: str | None = None, freeze: bool = False) -> int:
     """Insert plain tuples (in `fields` order); returns the count."""
-    with BulkWriter(model, fields, table=table) as writer:
+    with BulkWriter(model, fields, table=table, freeze=freeze) as writer:
         writer.write(rows)
     return writer.count

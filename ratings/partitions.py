@@ -66,6 +66,13 @@ class FreshPartitions:
                 # lets ATTACH skip scanning the rows for their partition bound
                 cursor.execute(f"ALTER TABLE {table} ADD CONSTRAINT {table}_system CHECK (system_id = {int(self.system_id)})")
 
+    def begin(self) -> None:
+        """Inside the run's transaction, before writing: empty the fresh tables (they are), so that
+        the run may COPY into them FREEZE (PostgreSQL allows it only into a table created or
+        truncated in the same transaction): rows written frozen, with their pages all-visible."""
+        with connection.cursor() as cursor:
+            cursor.execute(f"TRUNCATE {', '.join(self.tables.values())}")
+
     def discard(self) -> None:
         """Drop the tables not swapped in (the run failed, or did not start from scratch after all)."""
         with connection.cursor() as cursor:

@@ -285,12 +285,14 @@ def _recalculate(
     keep_checkpoint = checkpoint_dates(today)
     clock = _Laps(log)
     tables = fresh.tables if fresh else {}
+    if fresh:
+        fresh.begin()
     output = _Output(system, keys, tables)
     try:  # before the COPY holds the connection: a game no run can rate fails the run here, its event named
         replayable(games, config, start=start, until=today)
     except UnratableGame as error:
         raise error.naming(record_selectors.event_name(pk=error.game.event_id)) from None
-    with BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow)) as rows:
+    with BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow), freeze=CalculationRow in tables) as rows:
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
             complete=complete_list(today), progress=progress,

@@ -269,13 +269,13 @@ class _Output:
         tables = self.tables
         written = bulk_insert(
             PeriodSummary, SUMMARY_FIELDS, (v for values in self.summaries.values() for v in values),
-            table=tables.get(PeriodSummary),
+            table=tables.get(PeriodSummary), freeze=PeriodSummary in tables,
         )
         saved = RatingList.objects.bulk_create([rating_list for rating_list, _ in self.lists])
         written += bulk_insert(RatingListEntry, ENTRY_FIELDS, (
             (rating_list.pk, *values)
             for rating_list, (_, entries) in zip(saved, self.lists) for values in entry_rows(self.sid, entries, self.keys)
-        ), table=tables.get(RatingListEntry))
+        ), table=tables.get(RatingListEntry), freeze=RatingListEntry in tables)
         written += _replace_current(system, self.current, self.keys, full=start is None)
         # COPY: megabytes of state each, which an INSERT would send and parse as hex text
         bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)

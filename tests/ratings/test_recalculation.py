@@ -186,6 +186,11 @@ def test_a_full_run_on_postgresql_swaps_in_fresh_partitions_and_a_failed_swap_ke
     run("elo")
     assert held(CalculationRow) == (8, 0)
     assert held(PeriodSummary) == (PeriodSummary.objects.filter(system=system).count(), 0)
+    with connection.cursor() as cursor:  # written frozen: every page all-visible, none to write again
+        cursor.execute("SELECT relname, relpages, relallvisible FROM pg_class WHERE relname = ANY(%s)",
+                       [[partitions.partition_name(model, system.pk) for model in partitions.PARTITIONED]])
+        pages = cursor.fetchall()
+    assert len(pages) == 3 and all(total > 0 and visible == total for _, total, visible in pages), pages
     stored = everything("elo")
     real = partitions.FreshPartitions.swap
 
