@@ -124,7 +124,8 @@ def vacuum_grown(system_id: int) -> list[str]:
         return []
     tables = [partition_name(model, system_id) for model in PARTITIONED]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_force_next_flush()")  # this connection's counts of the run, then read
+        if connection.pg_version >= 150000:  # this connection's counts of the run, then read (else up to a second late)
+            cursor.execute("SELECT pg_stat_force_next_flush()")
         cursor.execute(
             "SELECT relname FROM pg_stat_user_tables WHERE relname = ANY(%s) AND n_dead_tup >"
             " current_setting('autovacuum_vacuum_threshold')::float8"
@@ -135,4 +136,3 @@ def vacuum_grown(system_id: int) -> list[str]:
         for table in grown:
             cursor.execute(f"VACUUM (TRUNCATE false) {table}")  # TRUNCATE false: see _maintain_after_run
     return grown
-

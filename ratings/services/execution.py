@@ -120,7 +120,8 @@ def _carry_out(
     finally:
         if fresh is not None:
             fresh.discard()
-    _maintain_after_run(run.system_id, full=outcome["start"] is None, swapped=fresh is not None)
+    full = outcome["start"] is None  # a run given fresh partitions writes into them only if it found no checkpoint
+    _maintain_after_run(run.system_id, full=full, swapped=fresh is not None and full)
     run.refresh_from_db()
     logger.info(
         "run %s of %s succeeded in %.1f s: %s games, %s rows", run.pk, run.system.slug, run.duration,
