@@ -30,10 +30,7 @@ def calculator_configs() -> dict:
 
 def calculate_elo(config, *, rating: float, results, coaches: int, major: bool) -> dict:
     """NAF Elo, game after game: each game starts from the rating the previous one produced."""
-    k = naf_elo.k_value(
-        coaches, major=major, non_major_max=config.non_major_max, round_k=config.round_k,
-        major_coaches=config.major_coaches, k_scale=config.k_scale,
-    )
+    k = config.k(coaches, major=major)
     rows, current = [], rating
     for result in results:
         opponent, w = result.rc, result.w

@@ -588,15 +588,8 @@ def about_ratings(request):
         if system.method == Method.GLICKO:
             section.update(_glicko_figures(system, config, asked_phi))
         elif system.method == Method.NAF_ELO:
-            section["k_rows"] = [
-                (n, naf_elo.k_value(n, major=False, non_major_max=config.non_major_max, round_k=config.round_k,
-                                    major_coaches=config.major_coaches, k_scale=config.k_scale))
-                for n in (4, 8, 12, 16, 20, 24, 28, 32, 48, 60)
-            ]
-            section["k_major"] = naf_elo.k_value(
-                0, major=True, non_major_max=config.non_major_max, round_k=config.round_k, major_coaches=config.major_coaches,
-                k_scale=config.k_scale,
-            )
+            section["k_rows"] = [(n, config.k(n, major=False)) for n in (4, 8, 12, 16, 20, 24, 28, 32, 48, 60)]
+            section["k_major"] = config.k(0, major=True)
         elif system.method == Method.KNSB:
             section["k_rows"] = [(nv, knsb.k_factor(1800, nv)) for nv in (1, 6, 10, 20, 40, 60, 74, 75, 100)]
             section["k_band"] = [(r, knsb.k_factor(r, 100)) for r in (2000, 2100, 2200, 2300, 2400, 2500)]

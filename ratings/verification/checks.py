@@ -212,8 +212,7 @@ class _Checks:
         ids = np.fromiter((g.game_id for g in games), np.int64, len(games))
         coaches = np.fromiter((g.event_coaches for g in games), np.int64, len(games))
         major = np.fromiter((g.major for g in games), bool, len(games))
-        k_of = partial(naf_elo.k_value, non_major_max=config.non_major_max, round_k=config.round_k,
-                       major_coaches=config.major_coaches, k_scale=config.k_scale)
+        k_of = config.k
         game = _find([ids], [R["game"][rows]])
         known = game >= 0
         event_k = _map(lambda n, m: k_of(int(n), major=bool(m)), coaches[game[known]], major[game[known]])

@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 
 from ..common import check_fields, config_error, config_slugs, plain_params
+from .calculator import k_value
 
 _config_error = partial(config_error, "EloConfig")
 _slugs = partial(config_slugs, "EloConfig")
@@ -57,6 +58,11 @@ class EloConfig:
         object.__setattr__(
             self, "excluded_races", _slugs("excluded_races", self.excluded_races, allow_none=False)
         )
+
+    def k(self, naf_coaches: int, *, major: bool) -> float:
+        """K of an event of `naf_coaches` coaches (a major counts as major_coaches) under these parameters."""
+        return k_value(naf_coaches, major=major, non_major_max=self.non_major_max, round_k=self.round_k,
+                       major_coaches=self.major_coaches, k_scale=self.k_scale)
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> EloConfig:

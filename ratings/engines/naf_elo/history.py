@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
-from functools import partial
 from itertools import islice
 from operator import attrgetter, lt
 
@@ -23,7 +22,7 @@ from ..common import (
     PeriodSummary,
     run_in_order,
 )
-from .calculator import ELO_SCALE, home_score, k_value, rating_after
+from .calculator import ELO_SCALE, home_score, rating_after
 from .config import EloConfig
 from .state import (
     GAMES_PLAYED,
@@ -113,8 +112,7 @@ def _apply_games(
     per_race = config.per_race
     conceder_loses = config.conceder_loses
     exclusion = CountingRule.of(config).exclusion
-    k_of = partial(k_value, non_major_max=config.non_major_max, round_k=config.round_k, major_coaches=config.major_coaches,
-                   k_scale=config.k_scale)
+    k_of = config.k
     scale = ELO_SCALE
 
     _check_play_order(games, state.last_played)
