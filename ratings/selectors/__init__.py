@@ -22,6 +22,7 @@ from ratings.selectors.history import (
     resume_date,
     resume_point,
     run_covering,
+    systems_named,
 )
 from ratings.selectors.pages import (
     EVENT_FIELDS,
@@ -173,5 +174,6 @@ __all__ = [
     "sanction_runs",
     "staff_systems",
     "submitted_event_count",
+    "systems_named",
     "variants_by_name",
 ]

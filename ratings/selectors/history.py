@@ -356,6 +356,15 @@ def active_systems():
     return RatingSystem.objects.filter(active=True).order_by("display_order", "name")
 
 
+def systems_named(slugs: list[str] | None) -> tuple[list[RatingSystem], list[str]]:
+    """The systems of these slugs, each once in the order given (none given: every active system in
+    display order), and the slugs that name no system (a command's --system)."""
+    if not slugs:
+        return list(active_systems()), []
+    found = {system.slug: system for system in RatingSystem.objects.filter(slug__in=slugs)}
+    return [found[slug] for slug in dict.fromkeys(slugs) if slug in found], [slug for slug in slugs if slug not in found]
+
+
 # A key's place on the monthly lists, for the statistics' rank over time
 
 def rating_keys(*, coach: Coach, system: RatingSystem) -> QuerySet:

@@ -3,6 +3,7 @@ import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ratings import selectors
 from ratings.accuracy.report import PREDICTORS, accuracy_reports_compute, accuracy_reports_refresh
 from ratings.models import RatingSystem
 
@@ -59,17 +60,13 @@ class Command(BaseCommand):
         start, end = (_date(start) if start else None), (_date(end) if end else None)
         if start and end and start > end:
             raise CommandError(f"--from {start} is after --to {end}.")
-        systems = RatingSystem.objects.filter(active=True).order_by("display_order", "name")
-        if system:
-            found = {s.slug: s for s in RatingSystem.objects.filter(slug__in=system)}
-            unknown = [slug for slug in system if slug not in found]
-            if unknown:
-                raise CommandError(f"No rating system “{unknown[0]}”; the systems are: "
-                                   + ", ".join(RatingSystem.objects.order_by("slug").values_list("slug", flat=True)))
-            systems = [found[slug] for slug in dict.fromkeys(system)]
+        systems, unknown = selectors.systems_named(system)
+        if unknown:
+            raise CommandError(f"No rating system “{unknown[0]}”; the systems are: "
+                               + ", ".join(RatingSystem.objects.order_by("slug").values_list("slug", flat=True)))
         if start is None and end is None:
-            reports = [stored.figures for stored in accuracy_reports_refresh(systems=list(systems))]
+            reports = [stored.figures for stored in accuracy_reports_refresh(systems=systems)]
         else:
-            reports = accuracy_reports_compute(systems=list(systems), start=start, end=end)
+            reports = accuracy_reports_compute(systems=systems, start=start, end=end)
         for figures in reports:
             self.stdout.write("\n".join(report_lines(figures)) + "\n")

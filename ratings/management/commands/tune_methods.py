@@ -3,6 +3,7 @@ import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ratings import selectors
 from ratings.models import ParameterSearch, RatingSystem
 from ratings.tuning.search import WindowError
 from ratings.tuning.services import parameter_search_run
@@ -34,14 +35,10 @@ class Command(BaseCommand):
                             help="first day of the tuning window, YYYY-MM-DD (default: the first game)")
 
     def handle(self, *args, system=None, split=None, since=None, **options):
-        systems = list(RatingSystem.objects.filter(active=True).order_by("display_order", "name"))
-        if system:
-            found = {s.slug: s for s in RatingSystem.objects.filter(slug__in=system)}
-            unknown = [slug for slug in system if slug not in found]
-            if unknown:
-                known = ", ".join(RatingSystem.objects.values_list("slug", flat=True))
-                raise CommandError(f"Unknown rating system(s) {', '.join(unknown)}. Known: {known}.")
-            systems = [found[slug] for slug in dict.fromkeys(system)]
+        systems, unknown = selectors.systems_named(system)
+        if unknown:
+            known = ", ".join(RatingSystem.objects.values_list("slug", flat=True))
+            raise CommandError(f"Unknown rating system(s) {', '.join(unknown)}. Known: {known}.")
         try:
             stored = parameter_search_run(
                 systems=systems, split=split, since=since,
