@@ -565,7 +565,6 @@ def _calibration_chart(report: dict):
     )
 
 
-
 def about_ratings(request):
     """Formulas, the parameters as configured, and charts drawn from that configuration."""
     configured = system_configs()
