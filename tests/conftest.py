@@ -82,6 +82,28 @@ def reference_data(request):
     from django.db import connection
 
     request.getfixturevalue("transactional_db")
+    _drop_flushed_systems_partitions(connection)
     editor = SimpleNamespace(connection=connection)
     for module, function in DATA_MIGRATIONS:
         getattr(import_module(module), function)(apps, editor)
+
+
+def _drop_flushed_systems_partitions(connection):
+    """A flush empties the rating systems but not their partitions (the site never deletes a system
+    with lists: its publications protect it), and the next test's systems get new ids. Left, they
+    pile up, hundreds of tables that every later flush truncates: seconds a test by the end."""
+    if connection.vendor != "postgresql":
+        return
+    from ratings.models import RatingSystem
+    from ratings.partitions import PARTITIONED
+
+    kept = set(RatingSystem.objects.values_list("pk", flat=True))
+    with connection.cursor() as cursor:
+        for model in PARTITIONED:
+            cursor.execute(
+                "SELECT relname FROM pg_class WHERE relkind = 'r' AND relname ~ %s",
+                [rf"^{model._meta.db_table}_s[0-9]+(_r[0-9]+)?$"],
+            )
+            for (table,) in cursor.fetchall():
+                if int(table.removeprefix(f"{model._meta.db_table}_s").split("_r")[0]) not in kept:
+                    cursor.execute(f"DROP TABLE {table}")
