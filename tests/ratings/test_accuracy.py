@@ -14,6 +14,7 @@ from ratings.accuracy.report import accuracy_report_compute
 from ratings.models import AccuracyReport, CalculationRow, RatingSystem
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import staff
+from tests.scopes import kept_for_the_module
 from tests.web.conftest import build_league, recalculate_all
 from tournaments import services as record
 from tournaments.models import Event, EventStatus, Game
@@ -120,11 +121,17 @@ def skill_league() -> dict:
     return {"coaches": coaches}
 
 
+@pytest.fixture(scope="module")
+def league_module(django_db_setup, django_db_blocker):
+    with kept_for_the_module(django_db_blocker):
+        built = skill_league()
+        recalculate_all(TODAY)
+        yield built
+
+
 @pytest.fixture
-def league(db):
-    built = skill_league()
-    recalculate_all(TODAY)
-    return built
+def league(league_module, db):
+    return league_module
 
 
 def test_every_method_beats_one_half_and_an_oracle_beats_every_method(league):

@@ -1,10 +1,10 @@
 """Odd query parameters on every public list page get an answer (a page, a redirect, a 400 or 404
 with a message), never a server error; page sizes cannot be raised past the cap."""
 import pytest
-from django.db import transaction
 
 from stats.services import summaries_refresh
 from tests.roles import staff
+from tests.scopes import kept_for_the_module
 from tests.web.conftest import build_league, recalculate_all
 
 ODD_VALUES = [
@@ -37,17 +37,11 @@ PAGES = {
 @pytest.fixture(scope="module")
 def federation(django_db_setup, django_db_blocker):
     """The public pages' small federation, rated and counted, rolled back at the module's end."""
-    with django_db_blocker.unblock():
-        outer = transaction.atomic()
-        outer.__enter__()
-        try:
-            data = build_league()
-            recalculate_all()
-            summaries_refresh()
-            yield data
-        finally:
-            transaction.set_rollback(True)
-            outer.__exit__(None, None, None)
+    with kept_for_the_module(django_db_blocker):
+        data = build_league()
+        recalculate_all()
+        summaries_refresh()
+        yield data
 
 
 @pytest.mark.parametrize("path", list(PAGES))

@@ -8,11 +8,11 @@ from decimal import Decimal
 from html.parser import HTMLParser
 
 import pytest
-from django.db import transaction
 
 from ratings import services
 from ratings.models import RatingSystem, Trigger
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.scopes import kept_for_the_module
 from tournaments.models import Award, EventStatus, GameKind
 
 TODAY = dt.date(2024, 9, 15)
@@ -81,18 +81,11 @@ def build_league():
 
 @pytest.fixture(scope="module")
 def league_module(django_db_setup, django_db_blocker):
-    """Built and recalculated once per test module inside an outer transaction, rolled back at its
-    end; each test's own transaction nests in it as a savepoint."""
-    with django_db_blocker.unblock():
-        outer = transaction.atomic()
-        outer.__enter__()
-        try:
-            data = build_league()
-            recalculate_all()
-            yield data
-        finally:
-            transaction.set_rollback(True)
-            outer.__exit__(None, None, None)
+    """Built and recalculated once per test module (kept_for_the_module)."""
+    with kept_for_the_module(django_db_blocker):
+        data = build_league()
+        recalculate_all()
+        yield data
 
 
 @pytest.fixture
