@@ -231,18 +231,20 @@ def complete_list(today: dt.date) -> Callable[[dt.date], bool]:
 
 
 def checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
-    """Checkpoints: each month start of the last three months, each quarter start of the last 13
-    months, and 1 January of the last two years (an older correction replays from the oldest one
-    kept, or from the first game). Corrections are mostly recent: a late result or a fix to last
-    month's event replays a month or two; one from earlier in the year at most three more. Each
-    checkpoint is megabytes that a full run pickles and writes, so not every month keeps one."""
+    """Checkpoints: each month start of the last three months, each quarter start from the one at
+    or before the start of the 13 months of complete lists on, and 1 January of the last two years
+    (an older correction replays from the oldest one kept, or from the first game). Corrections are
+    mostly recent: a late result or a fix to last month's event replays a month or two; one from
+    anywhere in those 13 months at most two more (a quarter start 13 to 15 months back, not
+    1 January up to two years back). Each checkpoint is megabytes that a full run pickles and
+    writes, so not every month keeps one."""
     def keep(day: dt.date) -> bool:
         if day.day != 1:
             return False
         months = months_between(day, today)
         return (
             months <= CHECKPOINT_MONTHS
-            or (day.month % 3 == 1 and months <= RECENT_MONTHS)
+            or (day.month % 3 == 1 and months <= RECENT_MONTHS + 2)
             or (day.month == 1 and months <= 12 * CHECKPOINT_YEARS)
         )
     return keep
