@@ -215,11 +215,11 @@ class CurrentRating(RatingFields):
 
     class Meta:
         constraints = [
+            # also a coach's ratings in a system (its first two columns): no index of (system, coach) besides
             models.UniqueConstraint(fields=["system", "coach", "race", "variant"], name="current_rating_once_per_key"),
         ]
         indexes = [
             models.Index(fields=["system", "variant", "race", "rank"], name="current_rank_idx"),
-            models.Index(fields=["system", "coach"], name="current_coach_idx"),
             models.Index(fields=["system", "-value"], name="current_value_idx"),
             # RANKING_ORDER for a whole system or one variant (PostgreSQL's ascending order puts nulls last)
             models.Index(fields=["system", "overall_rank", "-value", "coach"], name="current_ranking_idx"),

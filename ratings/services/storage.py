@@ -74,7 +74,7 @@ def _replace_current(system: RatingSystem, entries: Entries | None, keys: _Keys,
     """Make the system's stored current ratings exactly `entries` (None: none); returns the rows written.
 
     On PostgreSQL only the rows that differ are deleted and inserted: an event changes a few
-    thousand ratings and ranks, and rewriting tens of thousands of rows with their six ranking
+    thousand ratings and ranks, and rewriting tens of thousands of rows with their five ranking
     indexes would be most of a small run. A partial run finds what differs by comparing columns
     with the snapshot of what the previous run wrote; a `full` run (or one without a valid
     snapshot) compares with every stored row read back, so it also repairs rows changed by hand.
