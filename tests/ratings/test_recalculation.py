@@ -18,7 +18,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
-from ratings.replay import months_between, next_month
+from ratings.replay import boundaries, months_between
 from ratings.services import execution, storage, workers
 from ratings.verification import verify_system
 from tests.factories import CoachFactory
@@ -313,20 +313,13 @@ def test_complete_lists_and_checkpoints_are_kept_on_their_dates():
     assert complete(dt.date(2026, 11, 1)) and keep(dt.date(2026, 11, 1))
 
 
-def month_starts(first: dt.date, count: int) -> list[dt.date]:
-    days = [first]
-    while len(days) < count:
-        days.append(next_month(days[-1]))
-    return days
-
-
-@pytest.mark.parametrize("today", month_starts(dt.date(2025, 1, 1), 12))
+@pytest.mark.parametrize("today", [dt.date(2025, 1, 1), *boundaries(dt.date(2025, 1, 1), dt.date(2025, 12, 1))])
 def test_a_correction_within_the_complete_lists_replays_at_most_two_months_before_its_own(today):
     """Lists of the last 13 months are complete; a correction in any of them replays from a
     checkpoint at most two months before its own month (on 2025-01-01 one of December 2023 from
     2023-10-01, not from 1 January 2023), and no quarter start older than that is kept."""
     keep = services.checkpoint_dates(today)
-    days = month_starts(dt.date(2022, 1, 1), months_between(dt.date(2022, 1, 1), today) + 1)
+    days = [dt.date(2022, 1, 1), *boundaries(dt.date(2022, 1, 1), today)]
     kept = [day for day in days if keep(day)]
     for day in days:
         if months_between(day, today) <= execution.RECENT_MONTHS:
