@@ -50,12 +50,14 @@ CHECKPOINT_YEARS = 2
 
 def recalculation_execute(
     *, run_id: int, today: dt.date | None = None, progress: Callable[[int, int], None] | None = None,
-    history: selectors.GameHistory | None = None,
+    history: selectors.GameHistory | None = None, vacuum_shared: bool = True,
 ) -> RecalculationRun:
     """Carry out a queued run. A run that already succeeded is left as it is (safe to run twice).
 
     `history`: games already read for several runs (selectors.game_history). It is used only if
     no other run of the system finished after it was read; otherwise the run reads them again.
+    `vacuum_shared` False: the caller vacuums the tables all systems share once, after all its
+    runs (`recalculation_execute_many`), instead of after each.
 
     On failure nothing of the run's work is kept: the previous rankings stay exactly as they were,
     and the run records the error.
@@ -65,11 +67,14 @@ def recalculation_execute(
         return run
     recalculation_sweep(system=run.system)  # a lost run of the system fails first, and its tables go
     with run_lease(run.pk):
-        return _carry_out(run, today=today or timezone.now().date(), progress=progress, history=history)
+        return _carry_out(
+            run, today=today or timezone.now().date(), progress=progress, history=history, vacuum_shared=vacuum_shared,
+        )
 
 
 def _carry_out(
     run: RecalculationRun, *, today: dt.date, progress: Callable[[int, int], None] | None, history: selectors.GameHistory | None,
+    vacuum_shared: bool,
 ) -> RecalculationRun:
     claimed = RecalculationRun.objects.filter(pk=run.pk).exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.CANCELLED]).update(
         status=RunStatus.RUNNING, started_at=timezone.now(), error=""
@@ -121,7 +126,7 @@ def _carry_out(
         if fresh is not None:
             fresh.discard()
     full = outcome["start"] is None  # a run given fresh partitions writes into them only if it found no checkpoint
-    _maintain_after_run(run.system_id, full=full, swapped=fresh is not None and full)
+    _maintain_after_run(run.system_id, full=full, swapped=fresh is not None and full, shared=vacuum_shared)
     run.refresh_from_db()
     logger.info(
         "run %s of %s succeeded in %.1f s: %s games, %s rows", run.pk, run.system.slug, run.duration,
@@ -150,6 +155,10 @@ def recalculation_execute_many(
     it itself, without reading it twice. One at a time on SQLite (a single writer), inside a caller's
     transaction (whose uncommitted records other connections would not see), or where processes
     cannot fork (a Celery worker's pool process, say).
+
+    The tables that every system's runs write (current ratings, their snapshots, checkpoints) are
+    vacuumed once, after the last run, not after each: each vacuum reads every index of the current
+    ratings of all systems, and the runs that followed it in the same process waited for it.
     """
     runs = list(RecalculationRun.objects.filter(pk__in=run_ids).select_related("system"))
     dates = [run.from_date for run in runs]
@@ -168,12 +177,13 @@ def recalculation_execute_many(
         try:
             return recalculation_execute(
                 run_id=run_id, today=today, progress=progress(run_id), history=read[0] if read else None,
+                vacuum_shared=False,
             )
         except Exception as error:  # recorded on the run by recalculation_execute
             return error
 
     if jobs <= 1 or len(run_ids) <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block or not can_fork():
-        return [execute(run_id) for run_id in run_ids]
+        return _vacuumed_after([execute(run_id) for run_id in run_ids])
     try:
         lost = in_processes(_longest_first(runs), jobs, execute, forked=read.clear)
     except BaseException:  # stopped (Ctrl-C, SIGTERM): its processes are gone, and so is their work
@@ -195,30 +205,47 @@ def recalculation_execute_many(
         run = RecalculationRun.objects.select_related("system").get(pk=run_id)
         failed = run.status != RunStatus.SUCCEEDED
         outcomes.append(RecalculationFailed(run.error.strip().splitlines()[-1] if run.error else run.status) if failed else run)
+    return _vacuumed_after(outcomes)
+
+
+def _vacuumed_after(outcomes: list[RecalculationRun | Exception]) -> list[RecalculationRun | Exception]:
+    """`outcomes`, once the shared tables are vacuumed (and analysed, if a run started from scratch)."""
+    _vacuum_shared(analyse=any(isinstance(run, RecalculationRun) and run.recomputed_from is None for run in outcomes))
     return outcomes
 
 
-def _maintain_after_run(system_id: int, *, full: bool, swapped: bool) -> None:
-    """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
-    and page through them on the index alone instead of past the rows the run replaced. Every run
-    also replaces its snapshot of them and some checkpoints, megabytes of dead rows each: vacuum
-    those tables too, or they grow without end wherever autovacuum is slow or off. After a full run
-    the planner's statistics describe the tables before it (a ranking would be read by a plan made
-    for an empty table): analyse the derived tables then. Autovacuum would, but minutes later.
+def _maintain_after_run(system_id: int, *, full: bool, swapped: bool, shared: bool = True) -> None:
+    """After a full run the planner's statistics describe the tables before it (a ranking would be
+    read by a plan made for an empty table): analyse the derived tables then. Autovacuum would, but
+    minutes later. A partial run leaves dead rows in the system's large partitions: vacuum those
+    past autovacuum's threshold. `shared`: vacuum the tables all systems share too (_vacuum_shared).
     Outside a transaction only (PostgreSQL refuses VACUUM inside one)."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return
+    if shared:
+        _vacuum_shared(analyse=full)
     # `swapped`: the run analysed its fresh partitions before swapping them in
     analyse: list[type[models.Model]] = [RatingList] if swapped else [RatingList, *partitions.PARTITIONED]
-    # TRUNCATE false: giving back the empty pages at a table's end needs its exclusive lock, which
-    # another system's run holds up for the whole of it; VACUUM would wait five seconds, then give up.
     with connection.cursor() as cursor:
-        cursor.execute(f"VACUUM (TRUNCATE false{', ANALYZE' if full else ''}) {CurrentRating._meta.db_table}")
-        cursor.execute(f"VACUUM (TRUNCATE false) {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
         for model in analyse if full else ():
             cursor.execute(f"ANALYZE {model._meta.db_table}")
     if not swapped:  # a partial run's dead rows in the large partitions, where no autovacuum clears them
         partitions.vacuum_grown(system_id)
+
+
+def _vacuum_shared(*, analyse: bool) -> None:
+    """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
+    and page through them on the index alone instead of past the rows the run replaced (`analyse`:
+    and analyse them, after a full run). Every run also replaces its snapshot of them and some
+    checkpoints, megabytes of dead rows each: vacuum those tables too, or they grow without end
+    wherever autovacuum is slow or off."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return
+    # TRUNCATE false: giving back the empty pages at a table's end needs its exclusive lock, which
+    # another system's run holds up for the whole of it; VACUUM would wait five seconds, then give up.
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM (TRUNCATE false{', ANALYZE' if analyse else ''}) {CurrentRating._meta.db_table}")
+        cursor.execute(f"VACUUM (TRUNCATE false) {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
 
 
 def complete_list(today: dt.date) -> Callable[[dt.date], bool]:

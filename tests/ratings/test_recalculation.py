@@ -621,6 +621,45 @@ def test_where_autovacuum_is_off_a_partial_run_vacuums_the_partitions_its_delete
 
 
 @pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_runs_carried_out_together_vacuum_the_tables_all_systems_share_once_after_the_last(monkeypatch):
+    from django.db import connection
+
+    coaches = CoachFactory.create_batch(6)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1))]])
+    add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 5, (1, 1))]])
+    slugs = ("elo", "glicko", "global-glicko", "knsb")
+    tables = [model._meta.db_table for model in (CurrentRating, CurrentSnapshot, EngineCheckpoint)]
+
+    def vacuums() -> dict[str, tuple[int, int]]:
+        """(manual vacuums, dead rows) of each shared table, as the server counts them"""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_stat_force_next_flush()")
+            cursor.execute("SELECT relname, vacuum_count, n_dead_tup FROM pg_stat_user_tables WHERE relname = ANY(%s)", [tables])
+            return {name: (count, dead) for name, count, dead in cursor.fetchall()}
+
+    def together(since=None, jobs=2):
+        queued = [
+            services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, since=since,
+                                           enqueue=False).pk
+            for slug in slugs
+        ]
+        done = services.recalculation_execute_many(queued, today=TODAY, jobs=jobs)
+        assert {run.status for run in done} == {RunStatus.SUCCEEDED}
+
+    run("elo")  # alone: its own vacuum
+    before = vacuums()
+    assert all(dead == 0 for _, dead in before.values())
+    add_event(coaches, dt.date(2024, 6, 22), [[(0, 3, (2, 1)), (1, 4, (0, 0))]])
+    for jobs in (2, 1):  # in processes, and one after the other
+        together(since=dt.date(2024, 6, 22), jobs=jobs)  # every system replaces current ratings and its snapshot
+        after = vacuums()
+        assert {name: (count - before[name][0], dead) for name, (count, dead) in after.items()} == dict.fromkeys(tables, (1, 0))
+        before = after
+    assert verify_system(RatingSystem.objects.get(slug="knsb"), today=TODAY).count == 0
+
+
+@pytest.mark.postgresql
 def test_a_window_of_games_reads_what_the_whole_record_holds_and_leaves_the_connections_planning_as_it_was():
     from django.db import connection
 
