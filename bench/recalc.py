@@ -5,10 +5,13 @@ then one 60-coach event added at the end, then one backdated a year. Prints figu
     .venv/bin/python bench/recalc.py --reuse     # the loaded history of an earlier run, its bench events removed
     .venv/bin/python bench/recalc.py --jobs 1    # one run at a time (default 2, as `recalculate`)
 
-Each case is timed from queuing the runs to the last run's commit, reading the games included
-(once, before the runs' processes are forked). The runs' own durations leave the reading out, and
-overlap when they run two at a time. Each case starts after a CHECKPOINT (`settle`), so that it is
-not charged for writing out what the case before it wrote.
+Each case is timed from queuing the runs until the command would return: the games read (once,
+before the runs' processes are forked), the runs, and the vacuum after the last. The runs' own
+durations leave the reading out, and overlap when they run two at a time. Each case starts after a
+CHECKPOINT (`settle`), so that it is not charged for writing out what the case before it wrote.
+Beside the wall time each case prints its CPU time, in the runs' processes and in the PostgreSQL
+server (when it runs on this machine), and the WAL it wrote: a case cannot take less than its CPU
+time divided by the cores.
 
 The runs' "today" follows the loaded history, not the calendar: the event "at the end" is played the
 day after the last game, and every run (all three cases) is given as today the first day on which
@@ -23,6 +26,7 @@ import argparse
 import datetime as dt
 import multiprocessing
 import os
+import resource
 import sys
 import threading
 import time
@@ -141,6 +145,60 @@ class MemoryPeak:
         return peak / 1024
 
 
+class Work:
+    """What a case cost beside its wall time: the CPU time of this process and its runs' processes
+    (user and system), that of the PostgreSQL server where it runs on this machine (its processes,
+    and the backends that ended meanwhile, which their postmaster reaped), and the WAL written. On
+    this machine's cores a case takes at least its CPU time divided by their number, however its
+    runs are spread over processes; other work on the server in the meantime is counted too."""
+
+    def __init__(self) -> None:
+        self.client, self.server, self.wal = self._client(), self._server(), self._wal()
+
+    @staticmethod
+    def _client() -> float:
+        return sum(
+            usage.ru_utime + usage.ru_stime
+            for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+        )
+
+    @staticmethod
+    def _server() -> float | None:
+        """CPU seconds of every process named postgres (None: none here, the server runs elsewhere)."""
+        ticks, total, found = os.sysconf("SC_CLK_TCK"), 0, False
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    line = stat.read()
+            except OSError:  # ended meanwhile
+                continue
+            if line[line.index("(") + 1:line.rindex(")")] != "postgres":
+                continue
+            found = True
+            total += sum(int(field) for field in line[line.rindex(")") + 2:].split()[11:15])  # utime stime cutime cstime
+        return total / ticks if found else None
+
+    @staticmethod
+    def _wal() -> int:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')")
+            return int(cursor.fetchone()[0])
+
+    def since(self) -> str:
+        """One line: the case's CPU time and WAL since this was made."""
+        client, server, wal = self._client() - self.client, self._server(), self._wal() - self.wal
+        if server is None or self.server is None:
+            return f"CPU {client:.1f} s in this process and its runs' processes (the server's is not on this machine); " \
+                   f"WAL written {wal / 1e6:,.0f} MB"
+        server -= self.server
+        return (f"CPU {client + server:.1f} s on {os.cpu_count()} cores: {client:.1f} s in this process and its runs' "
+                f"processes, {server:.1f} s in the PostgreSQL server; WAL written {wal / 1e6:,.0f} MB")
+
+
 def settle() -> str:
     """Have the server write out the pages the case before left dirty (CHECKPOINT), so that a case is
     not charged for the writeback of the gigabytes a full run (or the load) wrote seconds before it:
@@ -157,12 +215,13 @@ def settle() -> str:
     return "(after a CHECKPOINT)"
 
 
-def recalculate_all(since: dt.date | None, today: dt.date, jobs: int) -> tuple[float, list[tuple]]:
+def recalculate_all(since: dt.date | None, today: dt.date, jobs: int) -> tuple[float, list[tuple], str]:
     """As `manage.py recalculate [--since] [--jobs]` does: the games read once, then one run per
-    system, `jobs` at a time. Returns the wall time and each run's figures."""
+    system, `jobs` at a time. Returns the wall time, each run's figures and the work it cost."""
     from ratings import services
     from ratings.models import RatingSystem, Trigger
 
+    work = Work()
     started = time.perf_counter()
     runs = [
         services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, since=since, enqueue=False)
@@ -173,7 +232,7 @@ def recalculate_all(since: dt.date | None, today: dt.date, jobs: int) -> tuple[f
         if isinstance(run, Exception):
             raise run
         figures.append((run.system.slug, run.duration, run.games_processed, run.rows_written, run.recomputed_from))
-    return time.perf_counter() - started, figures
+    return time.perf_counter() - started, figures, work.since()
 
 
 def add_event(day: dt.date, coaches: list, *, name: str) -> int:
@@ -202,14 +261,15 @@ def add_event(day: dt.date, coaches: list, *, name: str) -> int:
 
 
 def report(
-    title: str, measured: tuple[float, list[tuple]], target: str, memory: MemoryPeak, *, event: int | None = None,
+    title: str, measured: tuple[float, list[tuple], str], target: str, memory: MemoryPeak, *, event: int | None = None,
     asked: dt.date | None = None,
 ) -> None:
     """The case's figures; with `event`, the calculation rows of its games in each system afterwards
     (each game gets a row per side in every system that rated it; KNSB adds depot rows)."""
-    wall, figures = measured
+    wall, figures, work = measured
     print(f"\n{title}: {wall:.1f} s in all (target {target}); peak memory {memory.take():.0f} MiB "
           f"(this process and its runs' processes, PSS; target ≤ 2 GB)")
+    print(f"  {work}")
     if asked is not None:
         print(f"  asked from {asked}: the record holds {games_from(asked):,} games from then on; each run replays "
               f"from the checkpoint at or before it")
