@@ -1,18 +1,11 @@
 """python manage.py evaluate_methods [--system SLUG ...] [--from DATE] [--to DATE]"""
-import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
 from ratings import selectors
 from ratings.accuracy.report import PREDICTORS, accuracy_reports_compute, accuracy_reports_refresh
 from ratings.models import RatingSystem
-
-
-def _date(value: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise CommandError(f"“{value}” is not a date: give it as YYYY-MM-DD.") from None
+from ratingsite.arguments import iso_date
 
 
 def figure(value, spec: str) -> str:
@@ -53,11 +46,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--system", action="append", metavar="SLUG", help="a system's slug (repeatable; default: every active one)")
-        parser.add_argument("--from", dest="start", metavar="DATE", help="first day of play (YYYY-MM-DD)")
-        parser.add_argument("--to", dest="end", metavar="DATE", help="last day of play (YYYY-MM-DD)")
+        parser.add_argument("--from", dest="start", type=iso_date, metavar="DATE", help="first day of play (YYYY-MM-DD)")
+        parser.add_argument("--to", dest="end", type=iso_date, metavar="DATE", help="last day of play (YYYY-MM-DD)")
 
     def handle(self, *args, system=None, start=None, end=None, **options):
-        start, end = (_date(start) if start else None), (_date(end) if end else None)
         if start and end and start > end:
             raise CommandError(f"--from {start} is after --to {end}.")
         systems, unknown = selectors.systems_named(system)

@@ -1,10 +1,10 @@
-import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 
 from ratings.models import RatingSystem
 from ratings.selectors import EXPORT_HEADER, export_rows, publication_in_force
+from ratingsite.arguments import iso_date
 from ratingsite.csv_export import csv_write
 from tournaments.models import Variant
 
@@ -17,7 +17,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--system", required=True, help="slug, e.g. elo, glicko, global-glicko, knsb")
-        parser.add_argument("--as-of", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+        parser.add_argument("--as-of", type=iso_date, help="YYYY-MM-DD")
         parser.add_argument("--variant", help="variant name or slug, e.g. 'Blood Bowl 2020'")
         parser.add_argument(
             "--published", action="store_true",

@@ -1,4 +1,3 @@
-import datetime as dt
 import getpass
 import signal
 import socket
@@ -11,6 +10,7 @@ from tqdm import tqdm
 from ratings import services
 from ratings.models import RatingSystem, RunStatus, Trigger
 from ratings.tasks import accuracy_refresh_send
+from ratingsite.arguments import iso_date
 
 
 class Command(BaseCommand):
@@ -18,7 +18,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--system", help="slug of one system (default: every active system)")
-        parser.add_argument("--since", type=dt.date.fromisoformat, help="earliest affected date, YYYY-MM-DD")
+        parser.add_argument("--since", type=iso_date, help="earliest affected date, YYYY-MM-DD")
         parser.add_argument("--reason", default="requested from the command line")
         parser.add_argument("--user", help="the site account that asked (recorded on the runs; default: none)")
         parser.add_argument(

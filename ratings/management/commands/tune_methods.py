@@ -1,5 +1,3 @@
-import argparse
-import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,14 +5,8 @@ from ratings import selectors
 from ratings.models import ParameterSearch, RatingSystem
 from ratings.tuning.search import WindowError
 from ratings.tuning.services import parameter_search_run
+from ratingsite.arguments import iso_date
 from ratingsite.formatting import fixed
-
-
-def _date(value: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{value}' is not a date YYYY-MM-DD") from None
 
 
 class Command(BaseCommand):
@@ -29,9 +21,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--system", nargs="+", action="extend", metavar="SLUG",
                             help="slugs of the systems to search (default: every active system)")
-        parser.add_argument("--split", type=_date, metavar="DATE",
+        parser.add_argument("--split", type=iso_date, metavar="DATE",
                             help="first day of the evaluation window, YYYY-MM-DD (default: two years before the last game)")
-        parser.add_argument("--from", dest="since", type=_date, metavar="DATE",
+        parser.add_argument("--from", dest="since", type=iso_date, metavar="DATE",
                             help="first day of the tuning window, YYYY-MM-DD (default: the first game)")
 
     def handle(self, *args, system=None, split=None, since=None, **options):

@@ -1,8 +1,8 @@
 """python manage.py seed_demo [--seed N] [--coaches N] [--events N] [--today YYYY-MM-DD] [--report-late]"""
-import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ratingsite.arguments import iso_date
 from tournaments.demo import demo_federation_create, demo_late_reports_sanction
 
 
@@ -14,7 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("--coaches", type=int, default=2000, help="number of coaches (default 2000)")
         parser.add_argument("--events", type=int, default=320, help="number of events (default 320)")
         parser.add_argument(
-            "--today", type=dt.date.fromisoformat,
+            "--today", type=iso_date,
             help="the seeding day, YYYY-MM-DD: the demo's dates move by whole weeks to fall just before it "
                  "(default: today; --report-late reports on the day it runs, after the lists it follows)",
         )
