@@ -214,7 +214,7 @@ def _vacuumed_after(outcomes: list[RecalculationRun | Exception]) -> list[Recalc
     return outcomes
 
 
-def _maintain_after_run(system_id: int, *, full: bool, swapped: bool, shared: bool = True) -> None:
+def _maintain_after_run(system_id: int, *, full: bool, swapped: bool, shared: bool) -> None:
     """After a full run the planner's statistics describe the tables before it (a ranking would be
     read by a plan made for an empty table): analyse the derived tables then. Autovacuum would, but
     minutes later. A partial run leaves dead rows in the system's large partitions: vacuum those

@@ -34,6 +34,14 @@ def run(slug, since=None, today=TODAY):
     return services.recalculation_execute(run_id=queued.pk, today=today)
 
 
+def queued_runs(slugs, since=None) -> list[int]:
+    """A queued manual run of each system, as the command queues them."""
+    return [
+        services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, since=since, enqueue=False).pk
+        for slug in slugs
+    ]
+
+
 def current(slug):
     return {
         (c.coach.name, c.race.slug if c.race else None): (round(c.value, 2), c.rank, c.games)
@@ -378,15 +386,9 @@ def test_runs_of_several_systems_two_at_a_time_give_what_one_at_a_time_gives():
     add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 5, (1, 1))]])
     slugs = ("elo", "glicko", "global-glicko", "knsb")
 
-    def queue():
-        return [
-            services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, enqueue=False).pk
-            for slug in slugs
-        ]
-
-    one_at_a_time = services.recalculation_execute_many(queue(), today=TODAY, jobs=1)
+    one_at_a_time = services.recalculation_execute_many(queued_runs(slugs), today=TODAY, jobs=1)
     alone = {slug: everything(slug) for slug in slugs}
-    together = services.recalculation_execute_many(queue(), today=TODAY, jobs=2)
+    together = services.recalculation_execute_many(queued_runs(slugs), today=TODAY, jobs=2)
     assert [str(run) for run in together if isinstance(run, Exception)] == []
     assert [run.system.slug for run in one_at_a_time] == [run.system.slug for run in together] == list(slugs)
     assert {run.status for run in together} == {RunStatus.SUCCEEDED}
@@ -404,10 +406,7 @@ def test_runs_whose_games_cannot_be_read_are_recorded_as_failed_and_nothing_chan
     add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
     run("elo")
     before = everything("elo")
-    queued = [
-        services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, enqueue=False).pk
-        for slug in ("elo", "glicko")
-    ]
+    run_ids = queued_runs(("elo", "glicko"))
 
     def unreadable(**kwargs):
         raise RuntimeError("the games table is gone")
@@ -415,8 +414,8 @@ def test_runs_whose_games_cannot_be_read_are_recorded_as_failed_and_nothing_chan
     monkeypatch.setattr(selectors, "game_records", unreadable)
     monkeypatch.setattr(selectors.history, "game_records", unreadable)
     with pytest.raises(RuntimeError, match="the games table is gone"):
-        services.recalculation_execute_many(queued, today=TODAY, jobs=2)
-    failed = RecalculationRun.objects.filter(pk__in=queued)
+        services.recalculation_execute_many(run_ids, today=TODAY, jobs=2)
+    failed = RecalculationRun.objects.filter(pk__in=run_ids)
     assert {r.status for r in failed} == {RunStatus.FAILED}
     assert all("the games table is gone" in r.error for r in failed)
     assert everything("elo") == before
@@ -430,21 +429,18 @@ def test_a_run_whose_process_dies_is_recorded_as_failed_and_the_others_still_suc
 
     coaches = CoachFactory.create_batch(2)
     add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0))]])
-    queued = [
-        services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, enqueue=False).pk
-        for slug in ("elo", "glicko")
-    ]
+    run_ids = queued_runs(("elo", "glicko"))
     real = services.recalculation_execute
 
     def killed_on_elo(*, run_id, **kwargs):
-        if run_id == queued[0]:
+        if run_id == run_ids[0]:
             os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer would
         return real(run_id=run_id, **kwargs)
 
     monkeypatch.setattr(execution, "recalculation_execute", killed_on_elo)
-    elo, glicko = services.recalculation_execute_many(queued, today=TODAY, jobs=2)
+    elo, glicko = services.recalculation_execute_many(run_ids, today=TODAY, jobs=2)
     assert isinstance(elo, services.RecalculationFailed) and "ended abnormally" in str(elo)
-    assert RecalculationRun.objects.get(pk=queued[0]).status == RunStatus.FAILED
+    assert RecalculationRun.objects.get(pk=run_ids[0]).status == RunStatus.FAILED
     assert glicko.status == RunStatus.SUCCEEDED
     assert CurrentRating.objects.filter(system__slug="glicko").count() == 2
     assert not CurrentRating.objects.filter(system__slug="elo").exists()
@@ -622,7 +618,7 @@ def test_where_autovacuum_is_off_a_partial_run_vacuums_the_partitions_its_delete
 
 @pytest.mark.postgresql
 @pytest.mark.django_db(transaction=True)
-def test_runs_carried_out_together_vacuum_the_tables_all_systems_share_once_after_the_last(monkeypatch):
+def test_runs_carried_out_together_vacuum_the_tables_all_systems_share_once_after_the_last():
     from django.db import connection
 
     coaches = CoachFactory.create_batch(6)
@@ -638,21 +634,14 @@ def test_runs_carried_out_together_vacuum_the_tables_all_systems_share_once_afte
             cursor.execute("SELECT relname, vacuum_count, n_dead_tup FROM pg_stat_user_tables WHERE relname = ANY(%s)", [tables])
             return {name: (count, dead) for name, count, dead in cursor.fetchall()}
 
-    def together(since=None, jobs=2):
-        queued = [
-            services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, since=since,
-                                           enqueue=False).pk
-            for slug in slugs
-        ]
-        done = services.recalculation_execute_many(queued, today=TODAY, jobs=jobs)
-        assert {run.status for run in done} == {RunStatus.SUCCEEDED}
-
     run("elo")  # alone: its own vacuum
     before = vacuums()
     assert all(dead == 0 for _, dead in before.values())
     add_event(coaches, dt.date(2024, 6, 22), [[(0, 3, (2, 1)), (1, 4, (0, 0))]])
     for jobs in (2, 1):  # in processes, and one after the other
-        together(since=dt.date(2024, 6, 22), jobs=jobs)  # every system replaces current ratings and its snapshot
+        # every system replaces current ratings and its snapshot
+        done = services.recalculation_execute_many(queued_runs(slugs, since=dt.date(2024, 6, 22)), today=TODAY, jobs=jobs)
+        assert {run.status for run in done} == {RunStatus.SUCCEEDED}
         after = vacuums()
         assert {name: (count - before[name][0], dead) for name, (count, dead) in after.items()} == dict.fromkeys(tables, (1, 0))
         before = after

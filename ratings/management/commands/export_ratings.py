@@ -1,4 +1,3 @@
-
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 
