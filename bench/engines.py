@@ -26,6 +26,7 @@ import numpy as np
 # Run as a script (`python bench/engines.py`), Python puts bench/ first on the path, not the project.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.machine import reference  # noqa: E402
 from ratings.engines import glicko, naf_elo  # noqa: E402
 from ratings.engines.common import GameRecord, paused_gc  # noqa: E402
 
@@ -255,6 +256,7 @@ def main(argv=None) -> None:
           f"{_rss_kib('VmRSS') / 1024:.0f} MiB)")
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f}")
+    print(reference(database=False))
     scale = n / 1_000_000
 
     methods = [

@@ -11,7 +11,8 @@ durations leave the reading out, and overlap when they run two at a time. Each c
 CHECKPOINT (`settle`), so that it is not charged for writing out what the case before it wrote.
 Beside the wall time each case prints its CPU time, in the runs' processes and in the PostgreSQL
 server (when it runs on this machine), and the WAL it wrote: a case cannot take less than its CPU
-time divided by the cores.
+time divided by the cores. Before the cases it prints the machine's speed in three fixed workloads
+(bench.machine): figures from two machines compare only beside those.
 
 The runs' "today" follows the loaded history, not the calendar: the event "at the end" is played the
 day after the last game, and every run (all three cases) is given as today the first day on which
@@ -35,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.federation import DEFAULT_URL, fresh_database, load_history, migrate, setup_django  # noqa: E402
+from bench.machine import reference  # noqa: E402
 
 SYSTEMS = ("elo", "glicko", "global-glicko", "knsb")
 
@@ -307,6 +309,7 @@ def main(argv=None) -> None:
     backdated = end_day - dt.timedelta(days=365)
     print(f"history: {games:,} games from {first_day} to {last_day}; every run is given today = {today}, the first "
           f"day on which every system rates the event at the end ({end_day}, the day after the last game)", flush=True)
+    print(reference(), flush=True)  # figures from two machines compare only beside these
     memory = MemoryPeak()
 
     settled = settle()
