@@ -26,7 +26,7 @@ def _best(work: Callable[[], object]) -> float:
 
 
 def _python() -> float:
-    """Interpreted Python as the engines run it: float arithmetic, dict reads and writes, attribute-free loops."""
+    """Interpreted Python as the engines run it: a loop of float arithmetic and dict reads and writes."""
     ratings: dict[int, float] = {}
     for i in range(1_000_000):
         key = i % 4099
