@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 from tournaments.models import Coach, Game, Race, Variant
 
@@ -511,3 +512,16 @@ class AccuracyReport(models.Model):
 
     def __str__(self):
         return f"Accuracy of {self.system.name} ({self.computed_at:%Y-%m-%d})"
+
+
+class AccuracyRefreshRequest(models.Model):
+    """A system whose accuracy report a successful run left owed a refresh: the outbox of the refresh
+    messages. A refresh takes away the requests of its systems made before it began; one whose
+    message a broker outage kept back (`enqueued_at` unset) is sent by the dispatcher."""
+
+    system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"accuracy refresh of system {self.system_id} owed since {self.created_at:%Y-%m-%d %H:%M:%S}"

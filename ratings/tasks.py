@@ -10,7 +10,6 @@ from ratings import services
 from ratings.accuracy.report import accuracy_reports_refresh
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.replay import previous_month
-from ratingsite.broker import sent
 
 
 @shared_task(
@@ -24,20 +23,14 @@ def recalculate(self, run_id: int) -> str:
     except RecalculationRun.DoesNotExist:
         return "missing"
     if run.status == RunStatus.SUCCEEDED:
-        accuracy_refresh_send([run.system_id])  # after the run's commit, outside its duration
+        services.accuracy_refresh_request(system_ids=[run.system_id])  # after the run's commit, outside its duration
     return run.status
 
 
-@shared_task
+@shared_task(name=services.ACCURACY_TASK)
 def refresh_accuracy(system_ids: list[int]) -> int:
     """Store the systems' accuracy reports anew (after their runs); returns how many."""
     return len(accuracy_reports_refresh(systems=list(RatingSystem.objects.filter(pk__in=system_ids).order_by("pk"))))
-
-
-def accuracy_refresh_send(system_ids: list[int]) -> bool:
-    """Send the refresh of these systems' reports (without a broker it runs here and now). A broker
-    that does not take it leaves the reports as they were, logged; the next run refreshes them."""
-    return sent(refresh_accuracy.si(system_ids), owed=f"the accuracy reports of systems {system_ids}")
 
 
 def _schedule(systems, *, since: dt.date, reason: str) -> int:
@@ -67,8 +60,11 @@ def refresh_daily() -> int:
 
 @shared_task
 def dispatch_queued_runs() -> int:
-    """Every minute: send the queued runs whose message a broker outage kept from going out."""
-    return len(services.recalculation_dispatch())
+    """Every minute: send the queued runs whose message a broker outage kept from going out, and the
+    accuracy refresh owed after runs; returns the runs sent."""
+    runs = services.recalculation_dispatch()
+    services.accuracy_refresh_dispatch()
+    return len(runs)
 
 
 @shared_task

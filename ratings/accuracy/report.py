@@ -15,7 +15,7 @@ from django.utils import timezone
 from ratings.accuracy import metrics
 from ratings.bulk import fetch_columns
 from ratings.engines.common import HOME, Reason
-from ratings.models import AccuracyReport, CalculationRow, RatingSystem, RecalculationRun, RunStatus
+from ratings.models import AccuracyRefreshRequest, AccuracyReport, CalculationRow, RatingSystem, RecalculationRun, RunStatus
 from ratingsite import page_cache
 from tournaments.models import PUBLIC_STATUSES, Event, Game, Variant
 
@@ -243,7 +243,9 @@ def accuracy_report_refresh(*, system: RatingSystem) -> AccuracyReport:
 
 
 def accuracy_reports_refresh(*, systems: list[RatingSystem]) -> list[AccuracyReport]:
-    """Compute each system's report over every counted game and store it, the games read once."""
+    """Compute each system's report over every counted game and store it, the games read once; the
+    refreshes owed to those systems from before it began are answered."""
+    begun = timezone.now()
     stored = []
     for system, figures in zip(systems, accuracy_reports_compute(systems=systems)):
         last_run = RecalculationRun.objects.filter(system=system, status=RunStatus.SUCCEEDED).order_by("-finished_at").first()
@@ -251,6 +253,7 @@ def accuracy_reports_refresh(*, systems: list[RatingSystem]) -> list[AccuracyRep
             system=system, defaults={"computed_at": timezone.now(), "run": last_run, "figures": figures},
         )
         stored.append(report)
+    AccuracyRefreshRequest.objects.filter(system__in=systems, created_at__lte=begun).delete()
     page_cache.bump_on_commit()  # the accuracy page shows them once they commit
     return stored
 

@@ -13,7 +13,10 @@ from ratings.services.execution import (
 from ratings.services.leases import recalculation_cancel, recalculation_sweep
 from ratings.services.publication import list_republish, lists_publish_due
 from ratings.services.requests import (
+    ACCURACY_TASK,
     RECALCULATE_TASK,
+    accuracy_refresh_dispatch,
+    accuracy_refresh_request,
     rating_system_update,
     recalculation_dispatch,
     recalculation_enqueue,
@@ -23,8 +26,11 @@ from ratings.services.requests import (
 )
 
 __all__ = [
+    "ACCURACY_TASK",
     "RECALCULATE_TASK",
     "RecalculationFailed",
+    "accuracy_refresh_dispatch",
+    "accuracy_refresh_request",
     "checkpoint_dates",
     "complete_list",
     "list_republish",

@@ -11,6 +11,7 @@ from audit.models import Action
 from audit.services import audit_record
 from ratings.configuration import build_config
 from ratings.models import (
+    AccuracyRefreshRequest,
     RatingSystem,
     RecalculationRun,
     RunStatus,
@@ -20,6 +21,7 @@ from ratings.services.leases import this_process
 from ratingsite.broker import SETTLED, sent, sent_later
 
 RECALCULATE_TASK = "ratings.tasks.recalculate"
+ACCURACY_TASK = "ratings.tasks.refresh_accuracy"
 
 
 def recalculation_request(
@@ -74,6 +76,34 @@ def recalculation_dispatch(*, settled: dt.timedelta = SETTLED) -> list[int]:
     owed = RecalculationRun.objects.filter(status=RunStatus.QUEUED, enqueued_at=None, created_at__lt=timezone.now() - settled)
     run_ids = list(owed.order_by("pk").values_list("pk", flat=True))
     return recalculation_enqueue(run_ids=run_ids) if run_ids else []
+
+
+def accuracy_refresh_request(*, system_ids: list[int]) -> bool:
+    """Runs of these systems committed: record that their accuracy reports are owed a refresh, then
+    send it (without a broker it runs here and now); whether its message went out."""
+    AccuracyRefreshRequest.objects.bulk_create([AccuracyRefreshRequest(system_id=pk) for pk in sorted(set(system_ids))])
+    return accuracy_refresh_enqueue()
+
+
+def accuracy_refresh_enqueue() -> bool:
+    """Send one refresh of every system whose accuracy report is still owed its message; whether it
+    went out. A broker that does not take it leaves the requests owed, for the dispatcher."""
+    owed = list(AccuracyRefreshRequest.objects.filter(enqueued_at=None).values_list("pk", "system_id"))
+    if not owed:
+        return False
+    system_ids = sorted({system_id for _, system_id in owed})
+    if not sent(signature(ACCURACY_TASK, args=(system_ids,)), owed=f"the accuracy reports of systems {system_ids}"):
+        return False
+    AccuracyRefreshRequest.objects.filter(pk__in=[pk for pk, _ in owed], enqueued_at=None).update(enqueued_at=timezone.now())
+    return True
+
+
+def accuracy_refresh_dispatch(*, settled: dt.timedelta = SETTLED) -> bool:
+    """Send the accuracy refresh a broker outage kept back, once owed for `settled` (a younger request's
+    sender may still be sending it)."""
+    if AccuracyRefreshRequest.objects.filter(enqueued_at=None, created_at__lt=timezone.now() - settled).exists():
+        return accuracy_refresh_enqueue()
+    return False
 
 
 def recalculation_request_all(

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from ratings.accuracy import metrics
 from ratings.accuracy.report import accuracy_report_compute
-from ratings.models import AccuracyReport, CalculationRow, RatingSystem
+from ratings.models import AccuracyRefreshRequest, AccuracyReport, CalculationRow, RatingSystem
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import staff
 from tests.scopes import kept_for_the_module
@@ -201,6 +201,7 @@ def test_each_run_refreshes_the_stored_report(league):
     recalculate.apply(args=[run.pk])
     stored = AccuracyReport.objects.get(system=elo)
     assert stored.run_id == run.pk and stored.figures == accuracy_report_compute(system=elo)
+    assert not AccuracyRefreshRequest.objects.exists()  # refreshed at once (no broker): nothing owed
 
 
 def test_the_accuracy_page_shows_the_latest_parameter_search(league, client):
@@ -215,3 +216,4 @@ def test_the_recalculate_command_refreshes_the_report_of_every_system_it_ran(lea
     assert set(stored) == set(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
     assert all(report.run.system_id == report.system_id and report.run.status == "succeeded" for report in stored.values())
     assert stored["elo"].figures == accuracy_report_compute(system=RatingSystem.objects.get(slug="elo"))
+    assert not AccuracyRefreshRequest.objects.exists()

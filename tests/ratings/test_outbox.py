@@ -10,7 +10,8 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from ratings import services
-from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.accuracy.report import accuracy_reports_refresh
+from ratings.models import AccuracyRefreshRequest, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.services import requests
 from ratings.tasks import dispatch_queued_runs
 from ratingsite.celery import app as celery_app
@@ -96,6 +97,46 @@ def test_a_run_carried_out_by_its_caller_is_owed_no_message(monkeypatch):
     assert run.enqueued_at is not None and dispatch_queued_runs() == 0 and broker.sent == []
 
 
+def test_an_accuracy_refresh_the_broker_did_not_take_stays_owed_and_the_dispatcher_sends_it_once(monkeypatch):
+    broker = Broker(monkeypatch)
+    broker.up = False
+    elo = RatingSystem.objects.get(slug="elo")
+    assert services.accuracy_refresh_request(system_ids=[elo.pk]) is False
+    owed = AccuracyRefreshRequest.objects.get()
+    assert (owed.system_id, owed.enqueued_at) == (elo.pk, None)
+    assert dispatch_queued_runs() == 0 and broker.sent == []  # too young: its sender may still be sending it
+    AccuracyRefreshRequest.objects.update(created_at=timezone.now() - dt.timedelta(seconds=60))
+    assert dispatch_queued_runs() == 0 and broker.sent == []  # still down: nothing sent, nothing lost
+    broker.up = True
+    dispatch_queued_runs()
+    assert broker.sent == [[[elo.pk]]]
+    assert AccuracyRefreshRequest.objects.get().enqueued_at is not None
+    dispatch_queued_runs()
+    assert broker.sent == [[[elo.pk]]]  # sent once
+
+
+def test_the_next_accuracy_refresh_that_reaches_the_broker_takes_the_systems_owed_with_it(monkeypatch):
+    broker = Broker(monkeypatch)
+    broker.up = False
+    elo, knsb = RatingSystem.objects.get(slug="elo"), RatingSystem.objects.get(slug="knsb")
+    services.accuracy_refresh_request(system_ids=[knsb.pk])
+    broker.up = True
+    assert services.accuracy_refresh_request(system_ids=[elo.pk, elo.pk]) is True
+    assert broker.sent == [[sorted([elo.pk, knsb.pk])]]
+    assert not AccuracyRefreshRequest.objects.filter(enqueued_at=None).exists()
+
+
+def test_a_refresh_answers_the_requests_of_its_systems_made_before_it_began_and_no_other():
+    elo, glicko = RatingSystem.objects.get(slug="elo"), RatingSystem.objects.get(slug="glicko")
+    now = timezone.now()
+    AccuracyRefreshRequest.objects.create(system=elo, created_at=now - dt.timedelta(minutes=5), enqueued_at=now)
+    AccuracyRefreshRequest.objects.create(system=elo, created_at=now - dt.timedelta(minutes=1))  # its message never went
+    later = AccuracyRefreshRequest.objects.create(system=elo, created_at=now + dt.timedelta(hours=1))  # a run after it began
+    other = AccuracyRefreshRequest.objects.create(system=glicko, created_at=now - dt.timedelta(minutes=5))
+    accuracy_reports_refresh(systems=[elo])
+    assert set(AccuracyRefreshRequest.objects.values_list("pk", flat=True)) == {later.pk, other.pk}
+
+
 def test_the_dispatcher_runs_every_minute_from_the_schedule():
     from django_celery_beat.models import PeriodicTask
 
@@ -134,9 +175,9 @@ def test_a_broker_down_or_hung_is_given_up_on_with_an_error_the_outbox_expects(s
 REGISTERED = """
 import django; django.setup()
 from celery import signature
-from ratings.services.requests import RECALCULATE_TASK
+from ratings.services.requests import ACCURACY_TASK, RECALCULATE_TASK
 from stats.services import REFRESH_TASK
-print(*(signature(name).type.name for name in (RECALCULATE_TASK, REFRESH_TASK)))
+print(*(signature(name).type.name for name in (RECALCULATE_TASK, ACCURACY_TASK, REFRESH_TASK)))
 """
 
 
@@ -146,4 +187,4 @@ def test_every_task_the_outboxes_send_by_name_is_registered_in_a_fresh_process()
     env = {k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"} | {"DJANGO_SETTINGS_MODULE": "ratingsite.settings.test"}
     probe = subprocess.run([sys.executable, "-c", REGISTERED], env=env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.split() == ["ratings.tasks.recalculate", "stats.tasks.refresh_summaries"]
+    assert probe.stdout.split() == ["ratings.tasks.recalculate", "ratings.tasks.refresh_accuracy", "stats.tasks.refresh_summaries"]

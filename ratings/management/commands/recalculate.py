@@ -9,7 +9,6 @@ from tqdm import tqdm
 
 from ratings import services
 from ratings.models import RatingSystem, RunStatus, Trigger
-from ratings.tasks import accuracy_refresh_send
 from ratingsite.arguments import iso_date
 
 
@@ -91,7 +90,7 @@ class Command(BaseCommand):
             if outcome.status == RunStatus.SUCCEEDED:
                 refreshed.append(outcome.system_id)
         if refreshed:
-            accuracy_refresh_send(refreshed)  # their accuracy reports, as after a worker's runs (the games read once)
+            services.accuracy_refresh_request(system_ids=refreshed)  # as after a worker's runs (the games read once)
         if failed:
             raise CommandError(f"{failed} run(s) failed; the previous rankings are unchanged.")
 
