@@ -244,8 +244,9 @@ def accuracy_report_refresh(*, system: RatingSystem) -> AccuracyReport:
 
 def accuracy_reports_refresh(*, systems: list[RatingSystem]) -> list[AccuracyReport]:
     """Compute each system's report over every counted game and store it, the games read once; the
-    refreshes owed to those systems from before it began are answered."""
-    begun = timezone.now()
+    refreshes owed to those systems when it began are answered (by id: a request made since may
+    stand for a run it did not read, and the clocks of the machines that wrote them may differ)."""
+    answered = list(AccuracyRefreshRequest.objects.filter(system__in=systems).values_list("pk", flat=True))
     stored = []
     for system, figures in zip(systems, accuracy_reports_compute(systems=systems)):
         last_run = RecalculationRun.objects.filter(system=system, status=RunStatus.SUCCEEDED).order_by("-finished_at").first()
@@ -253,7 +254,7 @@ def accuracy_reports_refresh(*, systems: list[RatingSystem]) -> list[AccuracyRep
             system=system, defaults={"computed_at": timezone.now(), "run": last_run, "figures": figures},
         )
         stored.append(report)
-    AccuracyRefreshRequest.objects.filter(system__in=systems, created_at__lte=begun).delete()
+    AccuracyRefreshRequest.objects.filter(pk__in=answered).delete()
     page_cache.bump_on_commit()  # the accuracy page shows them once they commit
     return stored
 

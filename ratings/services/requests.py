@@ -92,9 +92,16 @@ def accuracy_refresh_enqueue() -> bool:
     if not owed:
         return False
     system_ids = sorted({system_id for _, system_id in owed})
-    if not sent(signature(ACCURACY_TASK, args=(system_ids,)), owed=f"the accuracy reports of systems {system_ids}"):
-        return False
-    AccuracyRefreshRequest.objects.filter(pk__in=[pk for pk, _ in owed], enqueued_at=None).update(enqueued_at=timezone.now())
+    went = AccuracyRefreshRequest.objects.filter(pk__in=[pk for pk, _ in owed], enqueued_at=None)
+    try:
+        if not sent(signature(ACCURACY_TASK, args=(system_ids,)), owed=f"the accuracy reports of systems {system_ids}"):
+            return False
+    except Exception:
+        # without a broker the refresh ran here and failed: like a worker's failed task it is not
+        # owed again (else it would hold up every later refresh, of every system, with it)
+        went.update(enqueued_at=timezone.now())
+        raise
+    went.update(enqueued_at=timezone.now())
     return True
 
 

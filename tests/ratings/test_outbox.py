@@ -1,19 +1,21 @@
 """Queued runs are the outbox: a broker outage loses no recalculation and fails no request."""
 import datetime as dt
+import io
 import os
 import socket
 import subprocess
 import sys
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from ratings import services
-from ratings.accuracy.report import accuracy_reports_refresh
-from ratings.models import AccuracyRefreshRequest, RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.accuracy import report
+from ratings.models import AccuracyRefreshRequest, AccuracyReport, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.services import requests
-from ratings.tasks import dispatch_queued_runs
+from ratings.tasks import dispatch_queued_runs, recalculate
 from ratingsite.celery import app as celery_app
 
 pytestmark = pytest.mark.django_db
@@ -104,7 +106,6 @@ def test_an_accuracy_refresh_the_broker_did_not_take_stays_owed_and_the_dispatch
     assert services.accuracy_refresh_request(system_ids=[elo.pk]) is False
     owed = AccuracyRefreshRequest.objects.get()
     assert (owed.system_id, owed.enqueued_at) == (elo.pk, None)
-    assert dispatch_queued_runs() == 0 and broker.sent == []  # too young: its sender may still be sending it
     AccuracyRefreshRequest.objects.update(created_at=timezone.now() - dt.timedelta(seconds=60))
     assert dispatch_queued_runs() == 0 and broker.sent == []  # still down: nothing sent, nothing lost
     broker.up = True
@@ -113,6 +114,16 @@ def test_an_accuracy_refresh_the_broker_did_not_take_stays_owed_and_the_dispatch
     assert AccuracyRefreshRequest.objects.get().enqueued_at is not None
     dispatch_queued_runs()
     assert broker.sent == [[[elo.pk]]]  # sent once
+
+
+def test_the_dispatcher_leaves_an_accuracy_refresh_whose_sender_may_still_be_sending_it(monkeypatch):
+    broker = Broker(monkeypatch)
+    young = AccuracyRefreshRequest.objects.create(system=RatingSystem.objects.get(slug="elo"))
+    dispatch_queued_runs()
+    assert broker.sent == []
+    AccuracyRefreshRequest.objects.update(created_at=timezone.now() - dt.timedelta(seconds=60))
+    dispatch_queued_runs()
+    assert broker.sent == [[[young.system_id]]]
 
 
 def test_the_next_accuracy_refresh_that_reaches_the_broker_takes_the_systems_owed_with_it(monkeypatch):
@@ -126,15 +137,48 @@ def test_the_next_accuracy_refresh_that_reaches_the_broker_takes_the_systems_owe
     assert not AccuracyRefreshRequest.objects.filter(enqueued_at=None).exists()
 
 
-def test_a_refresh_answers_the_requests_of_its_systems_made_before_it_began_and_no_other():
+def test_a_run_of_the_task_or_the_command_with_the_broker_down_leaves_its_accuracy_refresh_owed(monkeypatch):
+    broker = Broker(monkeypatch)
+    broker.up = False
     elo, glicko = RatingSystem.objects.get(slug="elo"), RatingSystem.objects.get(slug="glicko")
-    now = timezone.now()
-    AccuracyRefreshRequest.objects.create(system=elo, created_at=now - dt.timedelta(minutes=5), enqueued_at=now)
-    AccuracyRefreshRequest.objects.create(system=elo, created_at=now - dt.timedelta(minutes=1))  # its message never went
-    later = AccuracyRefreshRequest.objects.create(system=elo, created_at=now + dt.timedelta(hours=1))  # a run after it began
-    other = AccuracyRefreshRequest.objects.create(system=glicko, created_at=now - dt.timedelta(minutes=5))
-    accuracy_reports_refresh(systems=[elo])
-    assert set(AccuracyRefreshRequest.objects.values_list("pk", flat=True)) == {later.pk, other.pk}
+    run = services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)
+    assert recalculate.apply(args=[run.pk]).get() == RunStatus.SUCCEEDED
+    call_command("recalculate", "--system", "glicko", stdout=io.StringIO())
+    owed = AccuracyRefreshRequest.objects.filter(enqueued_at=None)
+    assert sorted(owed.values_list("system_id", flat=True)) == sorted([elo.pk, glicko.pk]) and broker.sent == []
+
+
+def test_a_refresh_answers_the_requests_of_its_systems_owed_when_it_began_and_no_other(monkeypatch):
+    elo, glicko = RatingSystem.objects.get(slug="elo"), RatingSystem.objects.get(slug="glicko")
+    AccuracyRefreshRequest.objects.create(system=elo, enqueued_at=timezone.now())
+    AccuracyRefreshRequest.objects.create(system=elo)  # its message never went: answered all the same
+    other = AccuracyRefreshRequest.objects.create(system=glicko)
+    made_meanwhile = []
+    computed = report.accuracy_reports_compute
+
+    def computing(*, systems):  # a run of elo commits while the refresh reads its games, on a machine whose clock is behind
+        made_meanwhile.append(AccuracyRefreshRequest.objects.create(system=elo, created_at=timezone.now() - dt.timedelta(hours=1)))
+        return computed(systems=systems)
+
+    monkeypatch.setattr(report, "accuracy_reports_compute", computing)
+    report.accuracy_reports_refresh(systems=[elo])
+    assert set(AccuracyRefreshRequest.objects.values_list("pk", flat=True)) == {other.pk, made_meanwhile[0].pk}
+
+
+def test_without_a_broker_a_refresh_that_fails_is_not_owed_again_and_holds_up_no_later_one(monkeypatch):
+    elo, glicko = RatingSystem.objects.get(slug="elo"), RatingSystem.objects.get(slug="glicko")
+    computed = report.accuracy_reports_compute
+
+    def failing(*, systems):
+        raise RuntimeError("the report could not be computed")
+
+    monkeypatch.setattr(report, "accuracy_reports_compute", failing)
+    with pytest.raises(RuntimeError):
+        services.accuracy_refresh_request(system_ids=[elo.pk])
+    assert not AccuracyRefreshRequest.objects.filter(enqueued_at=None).exists()
+    monkeypatch.setattr(report, "accuracy_reports_compute", computed)
+    assert services.accuracy_refresh_request(system_ids=[glicko.pk]) is True
+    assert list(AccuracyReport.objects.values_list("system_id", flat=True)) == [glicko.pk]
 
 
 def test_the_dispatcher_runs_every_minute_from_the_schedule():

@@ -16,7 +16,7 @@ from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
 from audit.models import Action, AuditRecord
-from ratings.models import AccuracyReport, RatingSystem, RecalculationRun, RunStatus
+from ratings.models import AccuracyRefreshRequest, AccuracyReport, RatingSystem, RecalculationRun, RunStatus
 from ratings.tasks import dispatch_queued_runs
 from ratings.verification import verify_system
 from ratingsite.celery import app as celery_app
@@ -142,6 +142,7 @@ def test_a_sanction_during_a_redis_outage_answers_at_once_and_its_runs_go_out_wh
         wait_until(lambda: AccuracyReport.objects.filter(run__status=RunStatus.SUCCEEDED).count() == systems, 60,
                    "accuracy report of every system's run")
     assert broker.queued_messages() == 0
+    assert not AccuracyRefreshRequest.objects.exists()  # each refresh answered the requests it was sent for
     assert SummaryRefresh.objects.count() == refreshes + 1
     for system in RatingSystem.objects.filter(active=True):
         assert verify_system(system).count == 0
