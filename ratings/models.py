@@ -516,7 +516,7 @@ class AccuracyReport(models.Model):
 
 class AccuracyRefreshRequest(models.Model):
     """A system whose accuracy report a successful run left owed a refresh: the outbox of the refresh
-    messages. A refresh takes away the requests of its systems made before it began; one whose
+    messages. A refresh takes away the requests of its systems it saw when it began; one whose
     message a broker outage kept back (`enqueued_at` unset) is sent by the dispatcher."""
 
     system = models.ForeignKey(RatingSystem, on_delete=models.CASCADE, related_name="+")
