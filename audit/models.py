@@ -16,6 +16,7 @@ class Action(models.TextChoices):
     COACH_CREATE = "coach.create", "coach added"
     COACH_MERGE = "coach.merge", "coaches merged"
     USER_LINK_COACH = "user.link_coach", "account linked to a coach"
+    USER_UNLOCK = "user.unlock", "account's login lock lifted"
     RATING_SYSTEM_UPDATE = "rating_system.update", "rating system changed"
     RUN_RERUN = "run.rerun", "run queued again"
     RUN_CANCEL = "run.cancel", "queued run cancelled"

@@ -6,12 +6,15 @@ from pathlib import PurePath
 
 from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import caches
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 from django.forms.models import ModelChoiceIterator
 from django.utils import timezone
+
+from ratingsite.login_limits import AccountFailures
 
 from . import selectors
 from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side, search_key
@@ -64,13 +67,16 @@ class LoginAttempts:
         caches["limits"].delete(self.key)
 
 
-class LoginForm(AuthenticationForm):
-    """Django's login form, refusing a username after repeated failures from the same address."""
+class LimitedLogin:
+    """Django's login check, refusing an account from one address after repeated failures there, and
+    an account locked from every address (ratingsite.login_limits), each with its own message."""
 
     error_messages = {
         **AuthenticationForm.error_messages,
         "rate_limited": "Too many failed attempts to log in as %(username)s from your address. "
                         "Wait %(minutes)d minutes and try again, or reset your password.",
+        "account_locked": "The account %(username)s is locked after too many failed logins from many "
+                          "addresses. Reset your password, or ask the federation's staff to unlock it.",
     }
 
     def clean(self):
@@ -82,6 +88,9 @@ class LoginForm(AuthenticationForm):
                 self.error_messages["rate_limited"], code="rate_limited",
                 params={"username": username, "minutes": attempts.window // 60},
             )
+        if username and AccountFailures(username).locked:
+            raise ValidationError(self.error_messages["account_locked"], code="account_locked",
+                                  params={"username": username})
         try:
             cleaned = super().clean()
         except ValidationError:
@@ -89,6 +98,18 @@ class LoginForm(AuthenticationForm):
             raise
         attempts.succeeded()
         return cleaned
+
+
+class LoginForm(LimitedLogin, AuthenticationForm):
+    """Django's login form with the site's limits."""
+
+
+class AdminLoginForm(LimitedLogin, AdminAuthenticationForm):
+    """The admin's login form with the same limits as the site's (/admin/login/)."""
+
+    error_messages = {**AdminAuthenticationForm.error_messages, **{
+        code: message for code, message in LimitedLogin.error_messages.items() if code in {"rate_limited", "account_locked"}
+    }}
 
 
 def _date_window(*fields) -> None:

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from audit.models import Action
 from audit.services import audit_record
+from ratingsite.login_limits import AccountFailures
 
 from . import signals
 from .models import (
@@ -582,4 +583,14 @@ def user_link_coach(*, user, coach: Coach | None, actor):
         actor=actor, action=Action.USER_LINK_COACH, obj=user,
         before={"coach": current.number if current else None}, after={"coach": coach.number if coach else None},
     )
+    return user
+
+
+def user_unlock(*, user, actor):
+    """Lift the lock of an account from every address (too many failed logins from many addresses);
+    the limits per address stay, so whoever guessed from them is still stopped there."""
+    failures = AccountFailures(user.get_username())
+    count = failures.count
+    failures.clear()
+    audit_record(actor=actor, action=Action.USER_UNLOCK, obj=user, before={"failed_logins": count}, after={"failed_logins": 0})
     return user

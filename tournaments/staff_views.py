@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.models import AuditRecord
 from audit.selectors import audit_records, audit_records_for
+from ratingsite.login_limits import AccountFailures
 from ratingsite.page_cache import checked_parameters, paginate_table
 
 from . import permissions as perms
@@ -260,7 +261,23 @@ def member_link(request, pk: int):
                 f"{member.get_username()} is linked to {coach}." if coach else f"{member.get_username()} is no longer linked to a coach.",
             )
             return redirect("staff_member_list")
-    return render(request, "staff/member_link.html", {"member": member, "current": current, "form": form})
+    failures = AccountFailures(member.get_username())
+    return render(request, "staff/member_link.html", {
+        "member": member, "current": current, "form": form,
+        "failed_logins": failures.count, "locked": failures.locked,
+    })
+
+
+@perms.permission_required(perms.LINK_ACCOUNTS, "auth.view_user")
+@require_POST
+def member_unlock(request, pk: int):
+    try:
+        member = selectors.member_get(pk=pk)
+    except User.DoesNotExist:
+        raise Http404("There is no account with this number.") from None
+    services.user_unlock(user=member, actor=request.user)
+    messages.success(request, f"{member.get_username()} can log in again from every address; the limits per address stay.")
+    return redirect("staff_member_link", pk=member.pk)
 
 
 @perms.permission_required(perms.READ_AUDIT)

@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "ratings",
     "stats",
     "audit",
+    "ratingsite.apps.SiteConfig",
 ]
 
 MIDDLEWARE = [
@@ -98,6 +99,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # a login whose limits cannot be counted (Redis out) gets "logins are paused" (503), not a 500
+    "ratingsite.login_limits.LoginsPausedMiddleware",
     # last: turns a login refused for too many failures into the lockout page
     "axes.middleware.AxesMiddleware",
 ]
@@ -161,20 +164,25 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 AUTHENTICATION_BACKENDS = [
-    # refuses a login while its account or address is locked out, before the password is checked
+    # refuse a login while its account, or its address (alone or with that account), is locked out,
+    # before the password is checked
+    "ratingsite.login_limits.AccountLockBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # Login limits (django-axes, on both logins: /accounts/login/ and /admin/login/), counted in the
-# cache: LOGIN_FAILURE_LIMIT failures for one account from any address, or from one address over
-# any accounts (password spraying), lock that account or address out for LOGIN_COOLOFF_MINUTES. A
-# success resets nothing, so an attacker's own account cannot clear his address. The login form
-# itself refuses one account from one address after 5 failures (tournaments.forms.LoginAttempts).
+# cache: LOGIN_FAILURE_LIMIT failures from one address, for one account or over any accounts
+# (password spraying), lock that account there, or that address, out for LOGIN_COOLOFF_MINUTES;
+# failures from other addresses never lock a member out where he is. An account is locked from
+# every address only after LOGIN_ACCOUNT_FAILURE_LIMIT failures (ratingsite.login_limits), which
+# staff can lift. A success resets nothing, so an attacker's own account cannot clear his address.
+# Both login forms also refuse one account from one address after 5 failures (tournaments.forms.LoginAttempts).
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_CACHE = "limits"
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "20"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+LOGIN_ACCOUNT_FAILURE_LIMIT = int(os.environ.get("LOGIN_ACCOUNT_FAILURE_LIMIT", "200"))
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "ratingsite.login_limits.lockout_response"
 AXES_USERNAME_CALLABLE = "ratingsite.login_limits.attempted_username"
