@@ -8,7 +8,7 @@ import math
 from collections import defaultdict
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -40,7 +40,7 @@ from ratings.tuning.selectors import parameter_search_latest
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import fixed, rating_places
-from ratingsite.page_cache import cached_page, paginate_table
+from ratingsite.page_cache import bad_parameter_page, cached_page, paginate_table
 from tournaments import permissions as perms
 from tournaments.models import Coach, Event
 from tournaments.selectors import coach_directory, coach_game_counts, coach_get, coach_numbers_known
@@ -120,7 +120,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     variant = filterset.form.cleaned_data.get("variant") if valid else None
     export = request.GET.get("_export")
     if export and export not in EXPORT_FORMATS:
-        return HttpResponseBadRequest("Only ?_export=csv is offered.", content_type="text/plain")
+        return bad_parameter_page(request, "Only ?_export=csv is offered.")
     # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
     # needs no column; a CSV keeps the unfiltered list's header whatever the filters
     sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None

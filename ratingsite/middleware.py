@@ -6,6 +6,7 @@ from ipaddress import ip_address, ip_network
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
+from django.utils.cache import patch_cache_control
 
 logger = logging.getLogger(__name__)
 
@@ -94,3 +95,18 @@ class RequestBodyLimitMiddleware:
         if length > settings.REQUEST_BODY_MAX_SIZE:
             raise RequestDataTooBig(f"Request body of {length} bytes exceeds REQUEST_BODY_MAX_SIZE.")
         return self.get_response(request)
+
+
+class MemberPagesPrivateMiddleware:
+    """A page answered to someone logged in (his name in the navigation, his events, the staff's
+    queue) gets `Cache-Control: private`, so that no shared cache (a proxy, a CDN) keeps it for others."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            patch_cache_control(response, private=True)
+        return response
