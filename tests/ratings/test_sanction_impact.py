@@ -147,7 +147,7 @@ def test_without_a_checkpoint_a_long_record_is_left_to_the_run(monkeypatch):
     event = submitted(coaches, today())
     monkeypatch.setattr(impact_module, "MAX_GAMES", 5)
     elo = impact_of(event, "elo")
-    assert elo.note.startswith("No preview: NAF Elo has no stored state before") and "6 games" in elo.note
+    assert elo.note.startswith("No preview: NAF Elo would replay 6 games from the first game (it has no stored state before the event)")
 
 
 def test_a_preview_that_fails_says_so_and_the_page_still_answers(client, federation, monkeypatch):
@@ -196,3 +196,11 @@ def test_the_review_page_shows_each_systems_preview(client, federation):
         assert f"<h3>{system.name}</h3>" in text
     assert "4 ratings would change as of" in text
     assert f"4 games go into the list of {next_month(today()):%Y-%m-%d} (still to come)" in text
+
+
+def test_a_replay_from_a_checkpoint_is_bounded_too(federation, monkeypatch):
+    event = submitted(federation, month_start(today()) - dt.timedelta(days=40))
+    monkeypatch.setattr(impact_module, "MAX_GAMES", 5)
+    elo = impact_of(event, "elo")
+    start = EngineCheckpoint.objects.filter(system__slug="elo", as_of__lte=event.start_date).order_by("-as_of").first().as_of
+    assert elo.note.startswith(f"No preview: NAF Elo would replay 28 games from its stored state of {start:%Y-%m-%d}, twice")
