@@ -80,6 +80,7 @@ class SystemImpact:
     places: int
     as_of: dt.date | None = None  # the day the figures compare (today, or the KNSB list that processes the games)
     moved: int = 0  # keys whose rating changes (new ones included)
+    coaches: int = 0  # the coaches of those keys
     new: int = 0
     largest: list[KeyChange] = field(default_factory=list)
     new_ratings: list[KeyChange] = field(default_factory=list)
@@ -187,7 +188,7 @@ def _compare(system: RatingSystem, records: list, *, today: dt.date, impact: Sys
         (key, before.get(key), figures) for key, figures in after.items()
         if key not in before or fixed(before[key][0], places) != fixed(figures[0], places)
     ]
-    impact.moved = len(moved)
+    impact.moved, impact.coaches = len(moved), len({key[0] for key, _, _ in moved})
     new = [m for m in moved if m[1] is None]
     impact.new = len(new)
     changed = sorted((m for m in moved if m[1] is not None), key=lambda m: (-abs(m[2][0] - m[1][0]), m[0]))[:LARGEST]

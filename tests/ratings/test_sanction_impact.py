@@ -90,7 +90,7 @@ def test_the_preview_moves_exactly_the_events_coaches_and_gives_what_the_sanctio
     after = stored(slug)
     moved = {key for key in after if key not in before or fixed(before[key][0], places) != fixed(after[key][0], places)}
     assert {number for number, _ in moved} == {c.number for c in coaches[:4]}
-    assert impact.moved == len(moved) and impact.new == len(after.keys() - before.keys()) == 0
+    assert (impact.moved, impact.coaches) == (len(moved), 4) and impact.new == len(after.keys() - before.keys()) == 0
     assert len(impact.largest) == len(moved)
     for row in impact.largest:
         key = (row.coach_number, row.race)
@@ -138,7 +138,7 @@ def test_a_system_that_never_ran_is_previewed_from_the_first_game(client):
     client.force_login(staff("sam"))
     page = client.get(f"/staff/events/{event.pk}/")
     assert page.status_code == 200
-    assert "6 ratings would change, 2 of them new" in page.content.decode()
+    assert "6 ratings of 4 coaches would change, 2 of them new" in page.content.decode()
 
 
 def test_without_a_checkpoint_a_long_record_is_left_to_the_run(monkeypatch):
@@ -194,7 +194,7 @@ def test_the_review_page_shows_each_systems_preview(client, federation):
     assert "What the sanction would change" in text
     for system in RatingSystem.objects.filter(active=True):
         assert f"<h3>{system.name}</h3>" in text
-    assert "4 ratings would change as of" in text
+    assert "ratings of 4 coaches would change as of" in text
     assert f"4 games go into the list of {next_month(today()):%Y-%m-%d} (still to come)" in text
 
 
