@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import pickle
 import time
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -150,7 +151,7 @@ def _resumed(system: RatingSystem, day: dt.date, config) -> tuple[Ledger, dt.dat
 def _compare(system: RatingSystem, records: list, *, today: dt.date, impact: SystemImpact) -> None:
     module, config = engine_for(system)
     first = records[0].played_at.date()
-    _, start = _resumed(system, first, config)
+    ledger, start = _resumed(system, first, config)
     played = Game.objects.filter(event__status__in=PUBLIC_STATUSES)
     total = (played.filter(played_at__gte=dt.datetime.combine(start, dt.time(), tzinfo=dt.UTC)) if start else played).count()
     total += len(records)
@@ -175,8 +176,9 @@ def _compare(system: RatingSystem, records: list, *, today: dt.date, impact: Sys
         .values_list("date", "complete").order_by("date", "edition")
     )
     rules = list_rules(system, config)
-    before_lists, before = _replayed(system, module, config, rules, games, first, until, published)
-    after_lists, after = _replayed(system, module, config, rules, with_event, first, until, published)
+    twin = pickle.loads(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL))  # each replay updates its own in place
+    before_lists, before = _replayed(system, module, config, rules, games, ledger, start, until, published)
+    after_lists, after = _replayed(system, module, config, rules, with_event, twin, start, until, published)
     impact.as_of, impact.replayed_from, impact.games = until, start, len(with_event)
     places = impact.places
     for day in published:
@@ -219,9 +221,8 @@ def _rated_on(system: RatingSystem, module, config, records: list) -> dict[dt.da
     return days
 
 
-def _replayed(system, module, config, rules, games, first, until, published) -> tuple[dict, dict]:
+def _replayed(system, module, config, rules, games, ledger, start, until, published) -> tuple[dict, dict]:
     """({published list date: {key: value as the list shows it}}, {key: (value, rank)} as of `until`)."""
-    ledger, start = _resumed(system, first, config)
     places = rating_places(system.method)
     lists: dict = {}
     current: dict = {}
