@@ -19,7 +19,7 @@ from ratingsite.login_limits import AccountFailures
 from ratingsite.page_cache import checked_parameters, paginate_table
 
 from . import permissions as perms
-from . import selectors, services
+from . import selectors, services, signals
 from .filters import AuditFilter, EventQueueFilter
 from .forms import (
     CoachMergeForm,
@@ -130,8 +130,16 @@ def event_review(request, pk: int, *, sanction_form=None, reject_form=None, prob
         "event": event, "games": selectors.event_games(event=event), "participants": selectors.event_participants(event=event),
         "awards": selectors.event_awards(event=event), "history": audit_records_for(obj=event),
         "sanction_form": sanction_form or SanctionForm(), "reject_form": reject_form or RejectForm(),
-        "problems": problems,
+        "problems": problems, "sanction_previews": _sanction_previews(event),
     })
+
+
+def _sanction_previews(event: Event) -> list[str]:
+    """What the apps downstream say sanctioning the event would change (the ratings: each system's
+    impact), as the HTML fragments their receivers render: the record imports neither app."""
+    if event.status in (EventStatus.SANCTIONED, EventStatus.OPEN_PLAY):
+        return []
+    return [html for _, html in signals.sanction_previewed.send(sender=Event, event=event) if html]
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)

@@ -24,6 +24,7 @@ from ratings.selectors.history import (
     run_covering,
     systems_named,
 )
+from ratings.selectors.impact import SystemImpact, sanction_impact
 from ratings.selectors.pages import (
     EVENT_FIELDS,
     EVENT_PREFIX,
@@ -109,6 +110,7 @@ __all__ = [
     "SUMMARY_FIELDS",
     "SideRating",
     "Standing",
+    "SystemImpact",
     "active_systems",
     "breakdown",
     "coach_awards",
@@ -171,6 +173,7 @@ __all__ = [
     "run_covering",
     "run_get",
     "run_list",
+    "sanction_impact",
     "sanction_runs",
     "staff_systems",
     "submitted_event_count",
