@@ -154,7 +154,9 @@ def event_submit(*, event: Event, actor) -> Event:
 
 def _duplicate_summary(duplicates: list) -> str:
     return "; ".join(
-        f"{d.event.name} ({d.same_games} of {d.of_games} games the same, {d.shared_coaches} of {d.of_coaches} coaches in both)"
+        f"{d.event.name} ({d.same_games} of {d.of_games} games the same"
+        + (f", {d.same_pairings} more between the same coaches that day" if d.same_pairings else "")
+        + f", {d.shared_coaches} of {d.of_coaches} coaches in both)"
         for d in duplicates
     )
 
