@@ -11,6 +11,7 @@ class Action(models.TextChoices):
     EVENT_UPLOAD = "event.upload", "event uploaded"
     EVENT_SUBMIT = "event.submit", "event submitted"
     EVENT_SANCTION = "event.sanction", "event sanctioned"
+    EVENT_SANCTION_DUPLICATE = "event.sanction_duplicate", "likely duplicate sanctioned"
     EVENT_REJECT = "event.reject", "event rejected"
     GAME_CORRECT = "game.correct", "game corrected"
     COACH_CREATE = "coach.create", "coach added"

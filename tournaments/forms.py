@@ -597,7 +597,29 @@ class ConfirmForm(forms.Form):
 
 
 class SanctionForm(forms.Form):
+    """The sanction; of a likely duplicate, only with the box ticked and a reason (the service checks again)."""
+
     note = forms.CharField(required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 2}), label="Note (optional)")
+    duplicate_confirmed = forms.BooleanField(
+        required=False, label="I have checked the likely duplicates above: this event is not one of them", label_suffix="",
+    )
+    duplicate_reason = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), label="Why it is not a duplicate",
+        help_text="Recorded in the audit log with the events it resembles.",
+    )
+
+    def __init__(self, *args, likely_duplicate: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.likely_duplicate = likely_duplicate
+
+    def clean(self):
+        data = super().clean()
+        if self.likely_duplicate:
+            if not data.get("duplicate_confirmed"):
+                self.add_error("duplicate_confirmed", "This event is a likely duplicate: tick the box to sanction it all the same.")
+            if not (data.get("duplicate_reason") or "").strip():
+                self.add_error("duplicate_reason", "Say why it is not a duplicate: the reason goes into the audit log.")
+        return data
 
 
 class RejectForm(forms.Form):

@@ -71,6 +71,7 @@ def event_detail(request, pk: int):
         "participants": selectors.event_participants(event=event),
         "awards": selectors.event_awards(event=event),
         "editable": event.status in services.EDITABLE_STATUSES,
+        **_duplicate_context(event),
     })
 
 
@@ -106,6 +107,15 @@ def event_edit(request, pk: int):
         "coach_choices": selectors.event_coach_choices(event=event),
         "overlaps": [_overlap_warning(o) for o in selectors.overlapping_entries(event=event, numbers=entry.participant_numbers())],
     })
+
+
+def _duplicate_context(event: Event, *, entries=None, staff: bool = False) -> dict:
+    """The likely duplicates of the event (or of an upload's `entries`) and the events only a few of
+    its coaches are in at the same time, as its pages show them; an organiser sees only the events
+    he may open (public ones, his own)."""
+    found = selectors.event_likely_duplicates(event=event, entries=entries, seen_by_organiser=not staff)
+    return {"likely_duplicates": [d for d in found if d.likely], "overlapping_events": [d for d in found if not d.likely],
+            "staff_links": staff}
 
 
 def _overlap_warning(overlap: dict) -> str:
@@ -165,6 +175,7 @@ def _upload_page(request, event: Event, *, form=None, upload: Upload | None = No
             context["preview"], context["preview_page"] = _preview(upload, request.GET.get("page"))
             context["preview_count"] = len(upload.games)
             context["rounds"] = len({g.round for g in upload.games})
+            context.update(_duplicate_context(event, entries=upload.games))
     return render(request, "organiser/event_upload.html", context, status=200)
 
 
@@ -274,7 +285,9 @@ def event_submit(request, pk: int):
         else:
             messages.success(request, f"{event.name} is submitted: staff will sanction it or tell you what to correct.")
             return redirect("organiser_event_detail", event.pk)
-    return render(request, "organiser/event_submit.html", {"event": event, "problems": problems, **selectors.event_counts(event=event)})
+    return render(request, "organiser/event_submit.html", {
+        "event": event, "problems": problems, **selectors.event_counts(event=event), **_duplicate_context(event),
+    })
 
 
 @permission_required(CREATE_COACHES)

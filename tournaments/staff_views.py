@@ -29,7 +29,7 @@ from .forms import (
     SanctionForm,
 )
 from .models import Event, EventStatus, Game
-from .organiser_views import _error_messages, _posted
+from .organiser_views import _duplicate_context, _error_messages, _posted
 
 User = get_user_model()
 PER_PAGE = 50
@@ -126,11 +126,13 @@ def _event(pk: int) -> Event:
 @perms.permission_required(perms.SANCTION_EVENTS)
 def event_review(request, pk: int, *, sanction_form=None, reject_form=None, problems=()):
     event = _event(pk)
+    duplicates = _duplicate_context(event, staff=True)
     return render(request, "staff/event_review.html", {
         "event": event, "games": selectors.event_games(event=event), "participants": selectors.event_participants(event=event),
         "awards": selectors.event_awards(event=event), "history": audit_records_for(obj=event),
-        "sanction_form": sanction_form or SanctionForm(), "reject_form": reject_form or RejectForm(),
-        "problems": problems, "sanction_previews": _sanction_previews(event),
+        "sanction_form": sanction_form or SanctionForm(likely_duplicate=bool(duplicates["likely_duplicates"])),
+        "reject_form": reject_form or RejectForm(), "problems": problems, **duplicates,
+        "sanction_previews": _sanction_previews(event),
     })
 
 
@@ -146,11 +148,14 @@ def _sanction_previews(event: Event) -> list[str]:
 @require_POST
 def event_sanction(request, pk: int):
     event = _event(pk)
-    form = SanctionForm(request.POST)
+    likely = any(d.likely for d in selectors.event_likely_duplicates(event=event))
+    form = SanctionForm(request.POST, likely_duplicate=likely)
     if not form.is_valid():
         return event_review(request, pk, sanction_form=form)
     try:
-        services.event_sanction(event=event, actor=request.user, note=form.cleaned_data["note"])
+        services.event_sanction(
+            event=event, actor=request.user, note=form.cleaned_data["note"], duplicate_reason=form.cleaned_data["duplicate_reason"],
+        )
     except ValidationError as error:
         return event_review(request, pk, sanction_form=form, problems=_error_messages(error))
     messages.success(request, f"{event.name} is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")

@@ -335,6 +335,33 @@ def test_some_events_wait_for_the_staff(federation):
     assert statuses["sanctioned"] >= 300
 
 
+def test_one_submitted_event_is_the_latest_sanctioned_minor_event_uploaded_again(federation):
+    [again] = [event for event in federation.events if event.uploaded_again_from]
+    [original] = [event for event in federation.events if event.source == again.uploaded_again_from]
+    assert (again.status, original.status, original.is_major) == ("submitted", "sanctioned", False)
+    assert again.name == f"{original.name} II"
+    assert (again.start_date, again.end_date, again.participants) == (original.start_date, original.end_date, original.participants)
+    assert again.rounds == original.rounds and again.rounds is not original.rounds and again.source != original.source
+    later = [event for event in federation.events[federation.events.index(original) + 1:] if event.status == "sanctioned"]
+    assert all(event.is_major or event.reported_on for event in later[:-1])  # the latest minor one before the last four
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_waiting_event_flagged_as_a_likely_duplicate_of_a_sanctioned_one(client):
+    from tests.roles import staff
+    from tournaments.selectors import event_likely_duplicates
+
+    seed(seed=7, coaches=60, events=12)
+    [demo] = [e for e in generate_federation(seed=7, coaches=60, events=12).events if e.uploaded_again_from]
+    again, original = Event.objects.get(source=demo.source), Event.objects.get(source=demo.uploaded_again_from)
+    [duplicate] = [d for d in event_likely_duplicates(event=again) if d.likely]
+    assert (again.status, duplicate.event, original.status) == ("submitted", original, "sanctioned")
+    assert duplicate.same_games == duplicate.of_games == Game.objects.filter(event=original, away_coach__isnull=False).count() > 0
+    client.force_login(staff())
+    page = client.get(f"/staff/events/{again.pk}/").content.decode()
+    assert "Likely duplicate" in page and f'href="/staff/events/{original.pk}/"' in page
+
+
 def test_members_joined_before_they_played(federation):
     first_event = {}
     for event in federation.events:
