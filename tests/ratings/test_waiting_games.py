@@ -11,20 +11,14 @@ from ratings.engines.knsb import expected_score
 from ratings.models import CalculationRow, CurrentRating, RatingSystem
 from ratings.selectors import waiting_rows
 from tests.factories import CoachFactory
-from tests.ratings.test_late_results import (  # noqa: F401 (fixtures)
-    FEBRUARY,
-    JANUARY,
-    LATE_GAME,
-    carry_out,
-    clock,
-    coaches,
-    sanctioned_event,
-    settle_other_systems,
-)
+from tests.ratings import test_late_results as late
+from tests.ratings.test_late_results import FEBRUARY, JANUARY, LATE_GAME, carry_out, sanctioned_event, settle_other_systems
 from tests.web.conftest import column, table
 from tournaments.models import Event
 
 pytestmark = pytest.mark.django_db
+
+clock, coaches = late.clock, late.coaches  # the late results' fixtures: its coaches on the imported list
 
 MARCH = dt.date(2024, 3, 1)
 
@@ -91,6 +85,23 @@ def test_an_unrated_coach_waits_for_the_depot(waiting, clock, django_capture_on_
     assert (rated.counted, rated.reason, rated.r0, rated.rc, rated.we) == (False, Reason.OPPONENT_UNRATED, 1800, None, None)
 
 
+
+def test_an_unrated_coachs_pages_show_the_games_waiting_for_the_depot(client, waiting, clock, django_capture_on_commit_callbacks):
+    anna, *_ = waiting
+    newcomer = CoachFactory(name="Nina Nieuw")
+    sanctioned_event("Newcomers", dt.date(2024, 2, 20), [(newcomer, anna, (1, 0))], clock=clock, reported=dt.date(2024, 2, 20),
+                     django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    carry_out(today=dt.date(2024, 2, 20))
+    page = client.get(f"/coaches/{newcomer.number}/breakdown/knsb/?variant=blood-bowl-2020")
+    assert page.status_code == 200, page.context.get("missing")  # no list has a row of hers yet: the waiting game is all there is
+    assert page.context["breakdown"].period is None
+    text = " ".join(page.content.decode().split())
+    assert "Waiting for the list of 2024-03-01" in text
+    assert "game in depot: no rating yet" in text  # its footnote
+    coach_page = " ".join(client.get(f"/coaches/{newcomer.number}/").content.decode().split())
+    assert "1 game waiting for the list of 2024-03-01, for the depot: no rating yet" in coach_page
+
+
 def test_the_breakdown_shows_the_waiting_block_as_it_will_be_rated_provisional(client, waiting):
     anna, _, cees, _ = waiting
     page = client.get(f"/coaches/{anna.number}/breakdown/knsb/")
@@ -102,19 +113,27 @@ def test_the_breakdown_shows_the_waiting_block_as_it_will_be_rated_provisional(c
     assert [e.name for e in block.events] == ["Late Cup", "February Cup"]
     assert block.nt == 2 and block.wt == 1.0
     found = table(page, "Waiting for the list of 2024-03-01")
-    assert [r0 for r0 in column(found, "R0") if r0] == ["1650", "1800"]  # the events' rows: no R0
+    r0, rc = found["header"].index("R0"), found["header"].index("Rc")
+    games = [(cells[r0], cells[rc]) for css, cells in found["rows"] if css == "counted"]
+    assert games == [("1650", "1750"), ("1800", "1750")]
     text = page.content.decode()
     assert "provisional" in text
     assert "reported 2024-02-10" in text
+    assert "30 counted games, + 2 waiting for the list of 2024-03-01" in " ".join(text.split())
     assert CurrentRating.objects.get(system__slug="knsb", coach=anna).games == 30  # stored totals unchanged
 
 
 def test_the_coach_page_says_the_games_waiting_beside_the_counted_ones(client, waiting):
     anna, *_ = waiting
     page = client.get(f"/coaches/{anna.number}/")
-    text = page.content.decode()
-    assert "30 + 2 waiting" in text
-    assert "2 games waiting for the list of 2024-03-01" in text
+    found = table(page, "ratings in every system")
+    games = dict(zip(column(found, "System"), column(found, "Games")))
+    assert games["KNSB list rating"] == "30 + 2 waiting"
+    assert games["NAF Elo"] == "32"  # the other systems rate them already
+    last = dict(zip(column(found, "System"), column(found, "Last played")))
+    assert last["KNSB list rating"] == "2024-01-14 2024-02-17 (waiting)"
+    text = " ".join(page.content.decode().split())
+    assert "KNSB list rating, All races (Blood Bowl 2020): 2 games waiting for the list of 2024-03-01, not yet counted" in text
 
 
 def test_the_ranking_says_the_waiting_count_beside_games_and_last_played(client, waiting):
@@ -125,7 +144,7 @@ def test_the_ranking_says_the_waiting_count_beside_games_and_last_played(client,
     assert games[bert.name] == "30"
     last = dict(zip(column(found, "Coach"), column(found, "Last played")))
     assert last[anna.name] == "2024-02-17 (waiting)"
-    assert last[bert.name] == "2024-01-13"
+    assert last[bert.name] == "2024-01-14"
 
 
 def test_the_event_page_tells_waiting_from_not_counted(client, waiting):
