@@ -14,7 +14,8 @@ from tests.factories import CoachFactory
 from tests.ratings import test_late_results as late
 from tests.ratings.test_late_results import FEBRUARY, JANUARY, LATE_GAME, carry_out, sanctioned_event, settle_other_systems
 from tests.web.conftest import column, table
-from tournaments.models import Event
+from tournaments import services as record
+from tournaments.models import Event, Game
 
 pytestmark = pytest.mark.django_db
 
@@ -157,3 +158,45 @@ def test_the_event_page_tells_waiting_from_not_counted(client, waiting):
     assert standings[anna.pk].change is None  # nothing stored yet
     text = page.content.decode()
     assert "waiting for the list of 2024-03-01" in text
+
+
+def as_stored(rows):
+    return sorted(
+        (r.game_id, r.side, r.period, r.r0, r.rc, r.we, r.k, r.rt, r.counted, r.reason or "", r.list_date, r.depot_date)
+        for r in rows
+    )
+
+
+def stored_rows(period):
+    return as_stored(CalculationRow.objects.filter(system__slug="knsb", period=period))
+
+
+def test_the_list_when_made_rates_the_waiting_games_as_they_were_shown(waiting, clock, django_capture_on_commit_callbacks):
+    """Every figure shown while waiting is the one the list stores: late, on time, depot, opponent unrated."""
+    anna, *_ = waiting
+    newcomer = CoachFactory(name="Nina Nieuw")
+    sanctioned_event("Newcomers", dt.date(2024, 2, 20), [(newcomer, anna, (1, 0))], clock=clock, reported=dt.date(2024, 2, 20),
+                     django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    carry_out(today=dt.date(2024, 2, 20))
+    shown = as_stored(waiting_rows(knsb()))
+    assert len(shown) == 6
+    late.from_scratch(today=dt.date(2024, 3, 5))  # the list of 1 March is made
+    assert waiting_rows(knsb()) == []  # the list is made: nothing waits
+    assert stored_rows("2024-03-01") == shown
+
+
+def test_a_correction_after_the_list_waits_as_a_row_taking_the_old_result_back_and_one_with_the_new(
+        waiting, clock, django_capture_on_commit_callbacks):
+    anna, *_ = waiting
+    late.from_scratch(today=dt.date(2024, 3, 5))
+    clock(dt.date(2024, 3, 10))  # after the list of 1 March rated it as a draw, Anna's 2-2 with Dirk becomes a 3-2 win
+    with django_capture_on_commit_callbacks(execute=False):
+        record.game_correct(game=Game.objects.get(event__name="February Cup"), actor=None, home_touchdowns=3)
+    carry_out(today=dt.date(2024, 3, 10))
+    rows = waiting_rows(knsb(), coach_ids={anna.pk})
+    assert [(r.coach_id == anna.pk, r.w, r.counted, r.reason) for r in rows if r.coach_id == anna.pk] == [
+        (True, 0.5, False, Reason.REVERSED), (True, 1.0, True, "")]
+    shown = as_stored(rows)
+    late.from_scratch(today=dt.date(2024, 4, 3))
+    assert stored_rows("2024-04-01") == shown
+    assert CurrentRating.objects.get(system__slug="knsb", coach=anna).games == 32
