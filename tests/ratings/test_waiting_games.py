@@ -200,3 +200,8 @@ def test_a_correction_after_the_list_waits_as_a_row_taking_the_old_result_back_a
     late.from_scratch(today=dt.date(2024, 4, 3))
     assert stored_rows("2024-04-01") == shown
     assert CurrentRating.objects.get(system__slug="knsb", coach=anna).games == 32
+
+
+def test_the_about_page_says_how_waiting_games_are_shown(client):
+    text = " ".join(client.get("/about/ratings/").content.decode().split())
+    assert "is shown as <em>waiting for the list of</em> its date" in text
