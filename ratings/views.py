@@ -136,6 +136,8 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         values = table.as_values()
         return csv_download(next(values), values, filename=f"{system.slug}-ranking-{stamp}")
     _paginate(request, table)
+    if month is None and system.method == Method.KNSB:  # games not on a list yet, beside the counted ones
+        table.waiting = selectors.ranking_waiting(system, coach_ids={row.record.coach_id for row in table.page.object_list})
     if publication is not None:  # where the live recomputation disagrees, its figure beside
         table.show_revisions(selectors.revised_values(publication, table.page_records()))
     return render(request, "ratings/ranking.html", {
@@ -221,6 +223,12 @@ def coach_detail(request, number: int):
         rating.breakdown_url = breakdown_url(
             rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
         )
+    waiting = selectors.coach_waiting(coach, systems)
+    for note in waiting:
+        note.breakdown_url = breakdown_url(note.system.slug, coach.number, note.race.slug if note.race else None, note.variant.slug)
+    by_key = {(n.system.pk, n.race.pk if n.race else None, n.variant.pk): n for n in waiting}
+    for rating in ratings:
+        rating.waiting = by_key.get((rating.system_id, rating.race_id, rating.variant_id))
     head_to_head = reverse("stats_head_to_head")
     opponents = selectors.coach_opponents(coach)
     for opponent in opponents:
@@ -241,6 +249,7 @@ def coach_detail(request, number: int):
         "ratings": ratings,
         "provisional": [r for r in ratings if r.provisional],
         "idle": [r for r in ratings if r.idle],
+        "waiting": waiting,
         "opponents": opponents,
         "record": record,
         "byes": any(r["byes"] for r in record),
@@ -314,10 +323,10 @@ def breakdown(request, number: int, system: str):
         (p, breakdown_url(system.slug, coach.number, race.slug if race else None, variant.slug, period=p.label))
         for p in result.recent
     ]
-    if not result.periods:
+    if not result.periods and not result.waiting:
         context["missing"] = f"{coach.name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
         return render(request, "ratings/breakdown.html", context, status=404)
-    if result.period is None:
+    if result.period is None and (form.cleaned_data["period"] or not result.waiting):
         context["missing"] = f"There is no period “{form.cleaned_data['period']}” in this breakdown; choose one below."
         return render(request, "ratings/breakdown.html", context, status=404)
     return render(request, "ratings/breakdown.html", context)
