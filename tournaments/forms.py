@@ -535,8 +535,8 @@ class UploadForm(forms.Form):
 
     file = forms.FileField(
         label="Results file (CSV)",
-        help_text=f"UTF-8 CSV, or a tournament program's NAF report (XML), at most {MAX_UPLOAD_BYTES // 1024} KB "
-                  f"and {MAX_UPLOAD_GAMES:,} games.",
+        help_text=f"CSV (UTF-8, or UTF-16 with a byte order mark), or a tournament program's NAF report (XML), "
+                  f"at most {MAX_UPLOAD_BYTES // 1024} KB and {MAX_UPLOAD_GAMES:,} games.",
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv,.xml,application/xml,text/xml"}),
     )
 
