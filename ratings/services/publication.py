@@ -3,6 +3,9 @@ date (the 1st of its month), and stays exactly as published (ratings.models.Publ
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -17,6 +20,31 @@ from tournaments.models import Coach, Race, Variant
 
 # the entry's figures, then the coach, race and variant as named on the day
 _COPIED = ("value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
+# what a publication's digest covers: every field of every entry but its id, in this order
+DIGESTED = ("coach_number", "coach_name", "nationality", "race_slug", "race_name", "variant_slug", "variant_name", *_COPIED)
+_FLOATS = frozenset({"value", "mu", "phi", "sigma", "change"})
+
+
+def entries_digest(header: tuple, entries: Iterable[tuple]) -> str:
+    """SHA-256 (hex) of a publication's canonical form: its header (date, edition, rated, ranked,
+    starters, complete), then each entry (DIGESTED's fields) as one line of JSON, the lines sorted.
+    Floats by their shortest exact repr, so the same numbers give the same text on any database."""
+    def canonical(row: tuple) -> str:
+        values = [None if v is None else float(v) if name in _FLOATS else v for name, v in zip(DIGESTED, row)]
+        return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+
+    date, edition, rated, ranked, starters, complete = header
+    digest = hashlib.sha256(json.dumps([str(date), edition, rated, ranked, starters, bool(complete)]).encode())
+    for line in sorted(map(canonical, entries)):
+        digest.update(b"\n" + line.encode())
+    return digest.hexdigest()
+
+
+def publication_digest(publication: Publication) -> str:
+    """The digest of a publication as it is stored now."""
+    header = (publication.date, publication.edition, publication.rated, publication.ranked, publication.starters,
+              publication.complete)
+    return entries_digest(header, PublishedEntry.objects.filter(publication=publication).values_list(*DIGESTED).iterator(10_000))
 
 
 def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publication]:
@@ -36,6 +64,8 @@ def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publicati
         publications = list(Publication.objects.filter(system=system, date__in=[r.date for r in due], edition=1).order_by("date"))
     for rating_list, publication in zip(due, publications):
         _copy_entries(system.pk, rating_list.pk, publication.pk)
+        publication.digest = publication_digest(publication)
+    Publication.objects.bulk_update(publications, ["digest"], batch_size=500)
     return publications
 
 
@@ -69,8 +99,10 @@ def list_republish(*, system: RatingSystem, date: dt.date, actor, reason: str, e
         complete=rating_list.complete,
     )
     _copy_entries(system.pk, rating_list.pk, publication.pk)
+    publication.digest = publication_digest(publication)
+    publication.save(update_fields=["digest"])
     audit_record(actor=actor, action=Action.LIST_REPUBLISH, obj=publication, before={"edition": earlier},
-                 after={"edition": publication.edition, "date": date.isoformat()}, note=reason)
+                 after={"edition": publication.edition, "date": date.isoformat(), "digest": publication.digest}, note=reason)
     page_cache.bump_on_commit()
     return publication
 
