@@ -1,0 +1,268 @@
+"""Verification 3: each published list on its own, independently of the live replay and the live lists.
+
+1. Its digest: the SHA-256 of its canonical form (services.publication.entries_digest), taken when
+   it was published, recomputed from what is stored now.
+2. Its ranks from its values and the inactive rule, without a rerun: the ranked entries of each
+   race (and of each variant, overall) ranked by value, best first, equal values sharing a rank;
+   Glicko: ranked exactly when phi is at most the inactive limit; a complete list's counts.
+3. Its entries against the list that the games reported before its publication give: a replay in
+   memory of the record as it stood then (the games first reported before the day it was
+   published, each with the result then in force), not the live one, which holds later reports.
+   A game reported on the day of publication counts as reported after it (the monthly lists are
+   published at 00:05 on the 1st), unless the list is what the games reported by that day give
+   (a list published again the day a late result came in).
+"""
+from __future__ import annotations
+
+import datetime as dt
+from bisect import bisect_left
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import replace
+
+import numpy as np
+from django.db.models import Max
+from django.utils import timezone
+
+from ratings.configuration import list_rules
+from ratings.engines.common import GameRecord
+from ratings.models import Publication, PublishedEntry, RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.replay import Entries, Ledger, replay
+from ratings.services.publication import DIGESTED, entries_digest
+from ratings.verification.differences import Differences
+from ratings.verification.stored import _number
+from ratings.verification.tables import REPLAY_TOLERANCE, _close
+from tournaments.models import Coach
+
+_AT = {name: i for i, name in enumerate(DIGESTED)}
+_NUMBER, _RACE, _VARIANT = _AT["coach_number"], _AT["race_slug"], _AT["variant_slug"]
+_VALUE, _PHI, _RANK, _OVERALL = _AT["value"], _AT["phi"], _AT["rank"], _AT["overall_rank"]
+# the replay's figures of an entry, as Entries.arrays() gives them, and their none there
+_FIGURES = {"value": np.nan, "mu": np.nan, "phi": np.nan, "sigma": np.nan, "nv": -1, "games": None, "rank": 0,
+            "overall_rank": 0, "change": np.nan, "games_counted": None, "games_played": None}
+
+
+def _label(publication: Publication) -> str:
+    edition = f", edition {publication.edition}" if publication.edition > 1 else ""
+    return f"published list of {publication.date:%Y-%m-%d}{edition}"
+
+
+def _entry(publication: Publication, row: tuple) -> str:
+    return (f"{_label(publication)} entry of coach {row[_NUMBER]} ({row[_RACE] or 'all races'}, "
+            f"{row[_VARIANT]})")
+
+
+def reported_before(games: Iterable[GameRecord], day: dt.date) -> list[GameRecord]:
+    """The games as the record held them before `day`: those first reported before it (a game with
+    no report date is history loaded as it stands), each with the result in force then (a
+    correction made on or after `day` taken back)."""
+    out = []
+    for game in games:
+        if game.reported_on is not None and game.reported_on >= day:
+            continue
+        if game.corrections:
+            later = next((i for i, c in enumerate(game.corrections) if c.corrected_on >= day), None)
+            if later is not None:
+                held = game.corrections[later]
+                game = replace(game, home_score=held.home_score, kind=held.kind, corrections=game.corrections[:later])
+        out.append(game)
+    return out
+
+
+def _report_days(games: Iterable[GameRecord]) -> list[dt.date]:
+    """Every day a result entered the record (a first report or a correction), sorted."""
+    days = set()
+    for game in games:
+        if game.reported_on is not None:
+            days.add(game.reported_on)
+        days.update(c.corrected_on for c in game.corrections)
+    return sorted(days)
+
+
+class _Found:
+    """Differences of one publication: counted, the first `limit` kept, then reported together."""
+
+    def __init__(self, limit: int):
+        self.limit, self.count, self.lines = limit, 0, []
+
+    def __call__(self, line: str) -> None:
+        self.count += 1
+        if len(self.lines) < self.limit:
+            self.lines.append(line)
+
+    def report(self, diffs: Differences) -> None:
+        diffs.publication(self.count, lambda n: iter(self.lines[:n]))
+
+
+class _Publications:
+    """The checks of one system's publications."""
+
+    def __init__(self, diffs: Differences, system: RatingSystem, module, config):
+        self.diffs, self.system, self.module, self.config = diffs, system, module, config
+        self.rules = list_rules(system, config)
+
+    def check(self, games: list | None) -> None:
+        publications = list(Publication.objects.filter(system=self.system).order_by("date", "edition"))
+        entries: dict[int, list[tuple]] = {}
+        for publication in publications:
+            rows = list(PublishedEntry.objects.filter(publication=publication).values_list(*DIGESTED).iterator(10_000))
+            self.digest(publication, rows)
+            self.ranks(publication, rows)
+            if games is not None:
+                entries[publication.pk] = rows
+        if games is not None:
+            self.replayed(publications, entries, games)
+
+    def digest(self, publication: Publication, rows: list[tuple]) -> None:
+        header = (publication.date, publication.edition, publication.rated, publication.ranked, publication.starters,
+                  publication.complete)
+        found = entries_digest(header, rows)
+        if not publication.digest:
+            self.diffs.publication(1, lambda n: iter([f"{_label(publication)}: no digest stored"]))
+        elif found != publication.digest:
+            self.diffs.publication(1, lambda n: iter([
+                f"{_label(publication)}: digest stored {publication.digest}, its entries and counts as stored now give "
+                f"{found} (changed since it was published)"]))
+
+    def ranks(self, publication: Publication, rows: list[tuple]) -> None:
+        """The ranks from the values and the inactive rule, and a complete list's counts."""
+        bad = _Found(self.diffs.limit)
+        ranked = [i for i, row in enumerate(rows) if row[_RANK] is not None]
+        for row in rows:
+            if (row[_RANK] is None) != (row[_OVERALL] is None):
+                bad(f"{_entry(publication, row)}: rank {_number(row[_RANK])} but overall_rank "
+                    f"{_number(row[_OVERALL])} (a key is ranked in both or in neither)")
+        if self.rules.glicko:
+            limit = self.rules.inactive_phi
+            for row in rows:
+                phi = row[_PHI]
+                if phi is None:
+                    continue
+                if row[_RANK] is not None and phi > limit:
+                    bad(f"{_entry(publication, row)}: ranked {row[_RANK]}, but its phi {_number(phi)} is above the "
+                        f"inactive limit {_number(limit)} (no rank)")
+                elif row[_RANK] is None and phi <= limit:
+                    bad(f"{_entry(publication, row)}: no rank, but its phi {_number(phi)} is within the inactive "
+                        f"limit {_number(limit)} (ranked)")
+        if publication.complete:  # a list of the movements alone holds too few entries to rank
+            for column, name, by_race in ((_RANK, "rank", self.system.per_race), (_OVERALL, "overall_rank", False)):
+                for i, expected in _competition_ranks(rows, ranked, by_race).items():
+                    if rows[i][column] is not None and rows[i][column] != expected:
+                        bad(f"{_entry(publication, rows[i])}: {name} published {rows[i][column]}, its value "
+                            f"{_number(rows[i][_VALUE])} among the list's ranked entries gives {expected}")
+            for name, stored, expected in (("rated", publication.rated, len(rows)),
+                                           ("ranked", publication.ranked, len(ranked))):
+                if stored != expected:
+                    bad(f"{_label(publication)}: {name} published {stored}, its entries give {expected}")
+        bad.report(self.diffs)
+
+    def replayed(self, publications: list[Publication], entries: dict[int, list[tuple]], games: list) -> None:
+        """Each publication against a replay of the games as reported before the day it was published.
+        A report date is a day, not a time: a publication that differs from that replay while results
+        were reported on its own day is checked again with them (published after them, the same
+        day), and the closer reading reported."""
+        changed = RecalculationRun.objects.filter(
+            system=self.system, trigger=Trigger.PARAMETERS, status=RunStatus.SUCCEEDED,
+        ).aggregate(last=Max("finished_at"))["last"]
+        if changed is not None:  # the replay can only use the parameters of now
+            kept = [p for p in publications if p.published_at < changed]
+            if kept:
+                self.diffs.notes.append(
+                    f"{len(kept)} publication(s) made before the parameters changed on {changed:%Y-%m-%d} not replayed as "
+                    "reported: the parameters they were computed with are not kept")
+            publications = [p for p in publications if p.published_at >= changed]
+        days = _report_days(games)
+        numbers = dict(Coach.objects.values_list("pk", "number"))
+        day_of = {p.pk: timezone.localdate(p.published_at) for p in publications}
+        found = self.against(publications, entries, games, days, numbers, day_of)
+        same_day = set(days)
+        again = [p for p in publications if found[p.pk].count and day_of[p.pk] in same_day]
+        if again:
+            later = self.against(again, entries, games, days, numbers,
+                                 {p.pk: day_of[p.pk] + dt.timedelta(days=1) for p in again})
+            for publication in again:
+                if later[publication.pk].count < found[publication.pk].count:
+                    found[publication.pk] = later[publication.pk]
+        for publication in publications:
+            found[publication.pk].report(self.diffs)
+
+    def against(self, publications: list[Publication], entries: dict[int, list[tuple]], games: list, days: list,
+                numbers: dict, cutoff_of: dict) -> dict[int, _Found]:
+        """Each publication against the games reported before its cutoff (publication id -> day).
+        Publications whose record agrees (no result entered it between their cutoffs) share one replay."""
+        found = {p.pk: _Found(self.diffs.limit) for p in publications}
+        groups: dict[int, list[Publication]] = defaultdict(list)
+        for publication in publications:
+            groups[bisect_left(days, cutoff_of[publication.pk])].append(publication)
+        for group in groups.values():
+            cutoff = min(cutoff_of[p.pk] for p in group)
+            until = max(p.date for p in group)
+            start = dt.datetime.combine(until, dt.time())
+            record = [g for g in reported_before(games, cutoff) if g.played_at < start]
+            by_date: dict[dt.date, list[Publication]] = defaultdict(list)
+            for publication in group:
+                by_date[publication.date].append(publication)
+            complete = {day: pubs[-1].complete for day, pubs in by_date.items()}
+            for chunk in replay(
+                self.module, self.config, record, Ledger(), start=None, until=until, rules=self.rules,
+                per_race=self.system.per_race, complete=lambda day, known=complete: known.get(day, False),
+            ):
+                if chunk.is_list and chunk.end in by_date:
+                    for publication in by_date.pop(chunk.end):
+                        self.compare(found[publication.pk], publication, entries[publication.pk], chunk, numbers, cutoff)
+            for pubs in by_date.values():  # no list of that date as reported then
+                for publication in pubs:
+                    found[publication.pk](f"{_label(publication)}: the games reported before {cutoff} give no list of that date")
+        return found
+
+    @staticmethod
+    def compare(bad: _Found, publication: Publication, rows: list[tuple], chunk, numbers: dict, cutoff: dt.date) -> None:
+        given = f"the games reported before {cutoff} give"
+        counts = (publication.rated, publication.ranked, publication.starters)
+        if counts != (chunk.rated, chunk.ranked, chunk.starters):
+            bad(f"{_label(publication)}: counts (rated, ranked, starters) published {counts}, {given} "
+                f"{(chunk.rated, chunk.ranked, chunk.starters)}")
+        replayed: Entries = chunk.entries
+        arrays = replayed.arrays()
+        index = {(numbers.get(coach), race or "", variant): i for i, (coach, race, variant) in enumerate(replayed.keys)}
+        matched = np.zeros(len(replayed), dtype=bool)
+        for row in rows:
+            i = index.get((row[_NUMBER], row[_RACE], row[_VARIANT]))
+            if i is None:
+                bad(f"{_entry(publication, row)}: published, but {given} no such entry")
+                continue
+            matched[i] = True
+            for name, none in _FIGURES.items():  # an entry's first figure that differs
+                value, want = row[_AT[name]], arrays[name][i]
+                have = none if value is None else value
+                if not _close(np.array([float(want)]), np.array([float(have)]), REPLAY_TOLERANCE)[0]:
+                    bad(f"{_entry(publication, row)}: {name} published {_number(value)}, {given} "
+                        f"{_number(None if none is not None and want == none else want)}")
+                    break
+        for i in np.flatnonzero(~matched).tolist():
+            coach, race, variant = replayed.keys[i]
+            bad(f"{_label(publication)} entry of coach {numbers.get(coach)} ({race or 'all races'}, {variant}): "
+                f"{given} it, but it was not published")
+
+
+def _competition_ranks(rows: list[tuple], ranked: list[int], by_race: bool) -> dict[int, int]:
+    """Each ranked row's rank within its variant (and race, `by_race`): 1 + the ranked rows of
+    higher value (equal values share a rank)."""
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i in ranked:
+        groups[(rows[i][_VARIANT], rows[i][_RACE] if by_race else "")].append(i)
+    out = {}
+    for members in groups.values():
+        members.sort(key=lambda i: -rows[i][_VALUE])
+        place = 0
+        for position, i in enumerate(members):
+            if not position or rows[i][_VALUE] != rows[members[position - 1]][_VALUE]:
+                place = position + 1
+            out[i] = place
+    return out
+
+
+def check_publications(diffs: Differences, system: RatingSystem, module, config, games: list | None) -> None:
+    """Every publication of `system` against its digest and its ranking rule, and, with `games`,
+    against a replay of the games as reported before it."""
+    _Publications(diffs, system, module, config).check(games)
