@@ -65,7 +65,7 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
             del expected
         check_stored(diffs, system, config, stored, names, games, today)
         del stored
-        check_publications(diffs, system, module, config, games if replayed else None)
+        check_publications(diffs, system, module, config, games, replayed=replayed)
     return diffs
 
 

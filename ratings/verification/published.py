@@ -4,7 +4,8 @@
    it was published, recomputed from what is stored now.
 2. Its ranks from its values and the inactive rule, without a rerun: the ranked entries of each
    race (and of each variant, overall) ranked by value, best first, equal values sharing a rank;
-   Glicko: ranked exactly when phi is at most the inactive limit; a complete list's counts.
+   Glicko: ranked exactly when phi is at most the inactive limit; NAF Elo and KNSB: ranked only
+   with a counted game in the months before the list; a complete list's counts.
 3. Its entries against the list that the games reported before its publication give: a replay in
    memory of the record as it stood then (the games first reported before the day it was
    published, each with the result then in force), not the live one, which holds later reports.
@@ -25,9 +26,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from ratings.configuration import list_rules
-from ratings.engines.common import GameRecord
+from ratings.engines.common import CountingRule, GameRecord
 from ratings.models import Publication, PublishedEntry, RatingSystem, RecalculationRun, RunStatus, Trigger
-from ratings.replay import Entries, Ledger, replay
+from ratings.replay import Entries, Ledger, months_before, replay
 from ratings.services.publication import DIGESTED, entries_digest
 from ratings.verification.differences import Differences
 from ratings.verification.stored import _number
@@ -101,17 +102,38 @@ class _Publications:
         self.diffs, self.system, self.module, self.config = diffs, system, module, config
         self.rules = list_rules(system, config)
 
-    def check(self, games: list | None) -> None:
+    def check(self, games: list, replayed: bool) -> None:
         publications = list(Publication.objects.filter(system=self.system).order_by("date", "edition"))
+        # the parameters and inactive rule a publication was made with are not kept: those of now apply from the last change
+        self.changed = RecalculationRun.objects.filter(
+            system=self.system, trigger=Trigger.PARAMETERS, status=RunStatus.SUCCEEDED,
+        ).aggregate(last=Max("finished_at"))["last"]
+        self.played = self.days_played(games) if self.rules.inactive_after_months is not None else {}
         entries: dict[int, list[tuple]] = {}
         for publication in publications:
             rows = list(PublishedEntry.objects.filter(publication=publication).values_list(*DIGESTED).iterator(10_000))
             self.digest(publication, rows)
             self.ranks(publication, rows)
-            if games is not None:
+            if replayed:
                 entries[publication.pk] = rows
-        if games is not None:
+        if replayed:
             self.replayed(publications, entries, games)
+
+    def days_played(self, games: list) -> dict[tuple, list[dt.date]]:
+        """Each key's days of play of a game that counts in the system, or once did (before a
+        correction), sorted: keyed by coach number, race slug ("" pooled) and variant."""
+        counts = CountingRule.of(self.config).exclusion
+        numbers = dict(Coach.objects.values_list("pk", "number"))
+        per_race = self.system.per_race
+        out: dict[tuple, set] = defaultdict(set)
+        for game in games:
+            versions = [game, *(replace(game, home_score=c.home_score, kind=c.kind) for c in game.corrections)]
+            if all(counts(version) is not None for version in versions):
+                continue
+            day = game.played_at.date()
+            for coach, race in ((game.home, game.home_race), (game.away, game.away_race)):
+                out[(numbers.get(coach), (race or "") if per_race else "", game.variant)].add(day)
+        return {key: sorted(days) for key, days in out.items()}
 
     def digest(self, publication: Publication, rows: list[tuple]) -> None:
         header = (publication.date, publication.edition, publication.rated, publication.ranked, publication.starters,
@@ -132,7 +154,8 @@ class _Publications:
             if (row[_RANK] is None) != (row[_OVERALL] is None):
                 bad(f"{_entry(publication, row)}: rank {_number(row[_RANK])} but overall_rank "
                     f"{_number(row[_OVERALL])} (a key is ranked in both or in neither)")
-        if self.rules.glicko:
+        made_by_now = self.changed is None or publication.published_at >= self.changed
+        if self.rules.glicko and made_by_now:
             limit = self.rules.inactive_phi
             for row in rows:
                 phi = row[_PHI]
@@ -144,6 +167,17 @@ class _Publications:
                 elif row[_RANK] is None and phi <= limit:
                     bad(f"{_entry(publication, row)}: no rank, but its phi {_number(phi)} is within the inactive "
                         f"limit {_number(limit)} (ranked)")
+        months = self.rules.inactive_after_months
+        if months is not None and made_by_now:  # ranked: a counted game in the months before the list (a later report only adds one)
+            since = months_before(publication.date, months)
+            for row in rows:
+                if row[_RANK] is None:
+                    continue
+                days = self.played.get((row[_NUMBER], row[_RACE], row[_VARIANT]), [])
+                at = bisect_left(days, since)
+                if at == len(days) or days[at] >= publication.date:
+                    bad(f"{_entry(publication, row)}: ranked {row[_RANK]}, but the key has no counted game in the "
+                        f"{months} months before the list (from {since}): the inactive rule gives no rank")
         if publication.complete:  # a list of the movements alone holds too few entries to rank
             for column, name, by_race in ((_RANK, "rank", self.system.per_race), (_OVERALL, "overall_rank", False)):
                 for i, expected in _competition_ranks(rows, ranked, by_race).items():
@@ -161,9 +195,7 @@ class _Publications:
         A report date is a day, not a time: a publication that differs from that replay while results
         were reported on its own day is checked again with them (published after them, the same
         day), and the closer reading reported."""
-        changed = RecalculationRun.objects.filter(
-            system=self.system, trigger=Trigger.PARAMETERS, status=RunStatus.SUCCEEDED,
-        ).aggregate(last=Max("finished_at"))["last"]
+        changed = self.changed
         if changed is not None:  # the replay can only use the parameters of now
             kept = [p for p in publications if p.published_at < changed]
             if kept:
@@ -262,7 +294,7 @@ def _competition_ranks(rows: list[tuple], ranked: list[int], by_race: bool) -> d
     return out
 
 
-def check_publications(diffs: Differences, system: RatingSystem, module, config, games: list | None) -> None:
-    """Every publication of `system` against its digest and its ranking rule, and, with `games`,
+def check_publications(diffs: Differences, system: RatingSystem, module, config, games: list, *, replayed: bool) -> None:
+    """Every publication of `system` against its digest and its ranking rule, and, if `replayed`,
     against a replay of the games as reported before it."""
-    _Publications(diffs, system, module, config).check(games)
+    _Publications(diffs, system, module, config).check(games, replayed)

@@ -271,3 +271,16 @@ def test_reported_before_keeps_the_result_in_force_then():
     assert (then.home_score, then.corrections) == (0.0, ())
     (now,) = reported_before([game], dt.date(2024, 5, 3))
     assert now is game
+
+
+@pytest.mark.parametrize("slug", ["elo", "knsb"])
+def test_a_ranked_entry_without_a_game_in_the_inactive_months_is_named(published, slug):
+    entry = a_published_entry(slug)
+    idle = CoachFactory()  # no game: the inactive rule gives him no rank
+    PublishedEntry.objects.filter(pk=entry.pk).update(coach_number=idle.number)
+    redigest(entry.publication)
+    found, lines = published_lines(slug, replayed=False)
+    assert lines == [
+        f"published list of 2025-01-01 entry of coach {idle.number} ({entry.race_slug or 'all races'}, "
+        f"{entry.variant_slug}): ranked {entry.rank}, but the key has no counted game in the 24 months before the list "
+        "(from 2023-01-01): the inactive rule gives no rank"]
