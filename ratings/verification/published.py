@@ -25,6 +25,7 @@ import numpy as np
 from django.db.models import Max
 from django.utils import timezone
 
+from audit.models import Action, AuditRecord
 from ratings.configuration import list_rules
 from ratings.engines.common import CountingRule, GameRecord
 from ratings.models import Publication, PublishedEntry, RatingSystem, RecalculationRun, RunStatus, Trigger
@@ -33,7 +34,7 @@ from ratings.services.publication import DIGESTED, entries_digest
 from ratings.verification.differences import Differences
 from ratings.verification.stored import _number
 from ratings.verification.tables import REPLAY_TOLERANCE, _close
-from tournaments.models import Coach
+from tournaments.models import Coach, EventStatus
 
 _AT = {name: i for i, name in enumerate(DIGESTED)}
 _NUMBER, _RACE, _VARIANT = _AT["coach_number"], _AT["race_slug"], _AT["variant_slug"]
@@ -101,6 +102,7 @@ class _Publications:
     def __init__(self, diffs: Differences, system: RatingSystem, module, config):
         self.diffs, self.system, self.module, self.config = diffs, system, module, config
         self.rules = list_rules(system, config)
+        self.numbers: set[int] = set()  # the coach numbers in the record now
 
     def check(self, games: list, replayed: bool) -> None:
         publications = list(Publication.objects.filter(system=self.system).order_by("date", "edition"))
@@ -119,11 +121,24 @@ class _Publications:
         if replayed:
             self.replayed(publications, entries, games)
 
+    def record_changes(self) -> list[tuple[dt.datetime, str]]:
+        """The latest change of each kind that no replay of the record now can take back: the
+        parameters (not kept), a coach merge (his games are the kept coach's now), a sanctioned event
+        rejected (its games are out of the record)."""
+        merged = AuditRecord.objects.filter(action=Action.COACH_MERGE).aggregate(last=Max("at"))["last"]
+        rejected = AuditRecord.objects.filter(
+            action=Action.EVENT_REJECT, before__status=EventStatus.SANCTIONED,
+        ).aggregate(last=Max("at"))["last"]
+        changes = [(self.changed, "the parameters changed"), (merged, "a coach merge"),
+                   (rejected, "a sanctioned event was rejected")]
+        return [(when, why) for when, why in changes if when is not None]
+
     def days_played(self, games: list) -> dict[tuple, list[dt.date]]:
         """Each key's days of play of a game that counts in the system, or once did (before a
         correction), sorted: keyed by coach number, race slug ("" pooled) and variant."""
         counts = CountingRule.of(self.config).exclusion
         numbers = dict(Coach.objects.values_list("pk", "number"))
+        self.numbers = set(numbers.values())
         per_race = self.system.per_race
         out: dict[tuple, set] = defaultdict(set)
         for game in games:
@@ -173,6 +188,8 @@ class _Publications:
             for row in rows:
                 if row[_RANK] is None:
                     continue
+                if row[_NUMBER] not in self.numbers:  # merged into another since: his games are that coach's
+                    continue
                 days = self.played.get((row[_NUMBER], row[_RACE], row[_VARIANT]), [])
                 at = bisect_left(days, since)
                 if at == len(days) or days[at] >= publication.date:
@@ -195,14 +212,13 @@ class _Publications:
         A report date is a day, not a time: a publication that differs from that replay while results
         were reported on its own day is checked again with them (published after them, the same
         day), and the closer reading reported."""
-        changed = self.changed
-        if changed is not None:  # the replay can only use the parameters of now
-            kept = [p for p in publications if p.published_at < changed]
+        for when, why in self.record_changes():
+            kept = [p for p in publications if p.published_at < when]
             if kept:
                 self.diffs.notes.append(
-                    f"{len(kept)} publication(s) made before the parameters changed on {changed:%Y-%m-%d} not replayed as "
-                    "reported: the parameters they were computed with are not kept")
-            publications = [p for p in publications if p.published_at >= changed]
+                    f"{len(kept)} publication(s) made before {why} on {timezone.localdate(when)} not replayed as reported: "
+                    "the record as it stood then is not kept")
+            publications = [p for p in publications if p.published_at >= when]
         days = _report_days(games)
         numbers = dict(Coach.objects.values_list("pk", "number"))
         day_of = {p.pk: timezone.localdate(p.published_at) for p in publications}

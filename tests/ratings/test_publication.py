@@ -393,3 +393,21 @@ def test_verify_ratings_says_which_publications_a_parameter_change_leaves_unrepl
 def test_verify_ratings_refuses_a_day_to_come():
     with pytest.raises(CommandError, match="is after today"):
         call_command("verify_ratings", "--today", (timezone.localdate() + dt.timedelta(days=1)).isoformat())
+
+
+def test_verify_ratings_says_which_publications_a_merge_leaves_unreplayed(league, django_capture_on_commit_callbacks, capsys):
+    duplicate = CoachFactory(number=190, name="Anna J.")
+    second = EventFactory(name="Second Cup", start_date=dt.date(2024, 9, 21))
+    play(RoundFactory(event=second, number=1), duplicate, league["cees"], (1, 0), home_race="human", away_race="human")
+    october = dt.date(2024, 10, 3)
+    recalculate_all(today=october)
+    with django_capture_on_commit_callbacks(execute=False):
+        record.coach_merge(keep=league["anna"], duplicate=duplicate, actor=None)
+    recalculate_all(trigger=Trigger.MERGE, since=dt.date(2024, 9, 21), today=october)
+    count = Publication.objects.filter(system__slug="elo").count()
+    # the list of 1 October ranks coach 190, who has no game under his number now: not a difference
+    assert PublishedEntry.objects.filter(publication__date=dt.date(2024, 10, 1), coach_number=190, rank__isnull=False).exists()
+    call_command("verify_ratings", "--today", october.isoformat())
+    out = capsys.readouterr().out
+    assert f"elo: {count} publication(s) made before a coach merge on " in out
+    assert "elo: every stored figure matches a fresh recalculation" in out
