@@ -28,9 +28,9 @@ from django.utils import timezone
 from audit.models import Action, AuditRecord
 from ratings.configuration import list_rules
 from ratings.engines.common import CountingRule, GameRecord
-from ratings.models import Publication, PublishedEntry, RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.models import Publication, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.replay import Entries, Ledger, months_before, replay
-from ratings.services.publication import DIGESTED, entries_digest
+from ratings.services.publication import DIGESTED, entries_digest, publication_header, publications_entries
 from ratings.verification.differences import Differences
 from ratings.verification.stored import _number
 from ratings.verification.tables import REPLAY_TOLERANCE, _close
@@ -112,8 +112,7 @@ class _Publications:
         ).aggregate(last=Max("finished_at"))["last"]
         self.played = self.days_played(games) if self.rules.inactive_after_months is not None else {}
         entries: dict[int, list[tuple]] = {}
-        for publication in publications:
-            rows = list(PublishedEntry.objects.filter(publication=publication).values_list(*DIGESTED).iterator(10_000))
+        for publication, rows in publications_entries(publications):
             self.digest(publication, rows)
             self.ranks(publication, rows)
             if replayed:
@@ -151,9 +150,7 @@ class _Publications:
         return {key: sorted(days) for key, days in out.items()}
 
     def digest(self, publication: Publication, rows: list[tuple]) -> None:
-        header = (publication.date, publication.edition, publication.rated, publication.ranked, publication.starters,
-                  publication.complete)
-        found = entries_digest(header, rows)
+        found = entries_digest(publication_header(publication), rows)
         if not publication.digest:
             self.diffs.publication(1, lambda n: iter([f"{_label(publication)}: no digest stored"]))
         elif found != publication.digest:
