@@ -411,3 +411,15 @@ def test_verify_ratings_says_which_publications_a_merge_leaves_unreplayed(league
     out = capsys.readouterr().out
     assert f"elo: {count} publication(s) made before a coach merge on " in out
     assert "elo: every stored figure matches a fresh recalculation" in out
+
+
+def test_the_migration_digests_the_publications_made_before_digests(league):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    digests = dict(Publication.objects.values_list("pk", "digest"))
+    assert all(len(d) == 64 for d in digests.values())
+    Publication.objects.update(digest="")
+    import_module("ratings.migrations.0022_publication_digest").digest_existing(apps, None)
+    assert dict(Publication.objects.values_list("pk", "digest")) == digests
