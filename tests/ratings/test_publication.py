@@ -360,7 +360,7 @@ def test_verify_ratings_checks_every_edition_against_the_games_reported_before_i
     for run in RecalculationRun.objects.filter(status=RunStatus.QUEUED):  # those of the clock's day: done as of the league's
         services.recalculation_cancel(run=run, actor=None)
     elo = RatingSystem.objects.get(slug="elo")
-    second = services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=staff("sam"), reason="Ruling 2024/8")
+    second = services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=staff("sam"), reason="Ruling 2024/8", edition=1)
     first = Publication.objects.get(system=elo, date=dt.date(2024, 7, 1), edition=1)
     assert published("elo", dt.date(2024, 7, 1)) != sorted(PublishedEntry.objects.filter(publication=first).values_list(*FIGURES))
     assert second.digest == services.publication_digest(second)
