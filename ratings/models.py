@@ -298,6 +298,11 @@ class Publication(models.Model):
     ranked = models.PositiveIntegerField(default=0)
     starters = models.PositiveIntegerField(default=0)
     complete = models.BooleanField(default=True)
+    digest = models.CharField(
+        max_length=64, blank=True, editable=False,
+        help_text="SHA-256 of the publication and its entries as published (services.publication.publication_digest): "
+                  "verify_ratings recomputes it.",
+    )
 
     class Meta:
         ordering = ["system", "-date", "-edition"]

@@ -3,6 +3,10 @@ date (the 1st of its month), and stays exactly as published (ratings.models.Publ
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -17,6 +21,55 @@ from tournaments.models import Coach, Race, Variant
 
 # the entry's figures, then the coach, race and variant as named on the day
 _COPIED = ("value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
+# what a publication's digest covers: every field of every entry but its id, in this order
+DIGESTED = ("coach_number", "coach_name", "nationality", "race_slug", "race_name", "variant_slug", "variant_name", *_COPIED)
+_FLOATS = frozenset({"value", "mu", "phi", "sigma", "change"})
+
+
+def entries_digest(header: tuple, entries: Iterable[tuple]) -> str:
+    """SHA-256 (hex) of a publication's canonical form: its header (date, edition, rated, ranked,
+    starters, complete), then each entry (DIGESTED's fields) as one line of JSON, the lines sorted.
+    Floats by their shortest exact repr, so the same numbers give the same text on any database."""
+    def canonical(row: tuple) -> str:
+        values = [None if v is None else float(v) if name in _FLOATS else v for name, v in zip(DIGESTED, row)]
+        return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+
+    date, edition, rated, ranked, starters, complete = header
+    digest = hashlib.sha256(json.dumps([str(date), edition, rated, ranked, starters, bool(complete)]).encode())
+    for line in sorted(map(canonical, entries)):
+        digest.update(b"\n" + line.encode())
+    return digest.hexdigest()
+
+
+def publication_header(publication: Publication) -> tuple:
+    return (publication.date, publication.edition, publication.rated, publication.ranked, publication.starters,
+            publication.complete)
+
+
+def publication_digest(publication: Publication) -> str:
+    """The digest of a publication as it is stored now."""
+    return entries_digest(publication_header(publication), PublishedEntry.objects.filter(publication=publication)
+                          .values_list(*DIGESTED).iterator(10_000))
+
+
+def publications_entries(publications: list[Publication], *, batch: int = 200_000) -> Iterator[tuple[Publication, list[tuple]]]:
+    """Each publication with its entries (DIGESTED's fields), publications read together up to about
+    `batch` entries a query (a query each cost 2.6 ms on PostgreSQL, 3 s for the 604 lists of a demo)."""
+    start = 0
+    while start < len(publications):
+        end, size = start + 1, publications[start].rated
+        while end < len(publications) and size + publications[end].rated <= batch:
+            size += publications[end].rated
+            end += 1
+        group = publications[start:end]
+        rows: dict[int, list[tuple]] = defaultdict(list)
+        for pk, *row in PublishedEntry.objects.filter(publication_id__in=[p.pk for p in group]).values_list(
+            "publication_id", *DIGESTED,
+        ).iterator(50_000):
+            rows[pk].append(tuple(row))
+        for publication in group:
+            yield publication, rows.pop(publication.pk, [])
+        start = end
 
 
 def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publication]:
@@ -36,6 +89,9 @@ def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publicati
         publications = list(Publication.objects.filter(system=system, date__in=[r.date for r in due], edition=1).order_by("date"))
     for rating_list, publication in zip(due, publications):
         _copy_entries(system.pk, rating_list.pk, publication.pk)
+    for publication, entries in publications_entries(publications):
+        publication.digest = entries_digest(publication_header(publication), entries)
+    Publication.objects.bulk_update(publications, ["digest"], batch_size=500)
     return publications
 
 
@@ -69,8 +125,10 @@ def list_republish(*, system: RatingSystem, date: dt.date, actor, reason: str, e
         complete=rating_list.complete,
     )
     _copy_entries(system.pk, rating_list.pk, publication.pk)
+    publication.digest = publication_digest(publication)
+    publication.save(update_fields=["digest"])
     audit_record(actor=actor, action=Action.LIST_REPUBLISH, obj=publication, before={"edition": earlier},
-                 after={"edition": publication.edition, "date": date.isoformat()}, note=reason)
+                 after={"edition": publication.edition, "date": date.isoformat(), "digest": publication.digest}, note=reason)
     page_cache.bump_on_commit()
     return publication
 
