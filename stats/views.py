@@ -7,6 +7,7 @@ tampered value gets a message (status 400), never an error page.
 from functools import wraps
 from urllib.parse import urlencode
 
+from csp.decorators import csp_update
 from django.core.paginator import Paginator
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
@@ -163,6 +164,8 @@ def win_ratios(request):
     return _page(request, "stats/win_ratios.html", {**context, "races": races, "coaches": coaches})
 
 
+# each cell's colour is its own (a continuous scale), written as a style attribute
+@csp_update({"style-src-attr": ["'unsafe-inline'"]})
 @cached_page
 @canonical_query
 def race_grid(request):

@@ -171,6 +171,28 @@ def game_records(
     return records
 
 
+def sanctioned_records(event, *, reported_on: dt.date) -> list[GameRecord]:
+    """The games of `event` as the engines would read them once it is sanctioned on `reported_on`
+    (game_records' fields: its results reported that day, N its distinct coaches), in rating order."""
+    games = list(
+        event.games.order_by("played_at", "id").values_list(
+            "id", "played_at", "home_coach_id", "home_race__slug", "home_race__ranked", "away_coach_id",
+            "away_race__slug", "away_race__ranked", "home_touchdowns", "away_touchdowns", "kind", "conceded_by",
+        )
+    )
+    coaches = {home for _, _, home, *_ in games} | {row[5] for row in games if row[5] is not None}
+    variant = Variant.objects.values_list("slug", flat=True).get(pk=event.variant_id)
+    return [
+        GameRecord(
+            game_id, naive_utc(at), event.pk, variant, home, home_slug, away, away_slug,
+            1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5,
+            len(coaches), bool(event.is_major), True, bool(home_ranked), bool(away_ranked) if away_slug else False,
+            kind, conceded_by, event.end_date, reported_on,
+        )
+        for game_id, at, home, home_slug, home_ranked, away, away_slug, away_ranked, home_td, away_td, kind, conceded_by in games
+    ]
+
+
 def _with_corrections(records: list[GameRecord]) -> None:
     """Give each corrected game the results it had before (oldest first), and as its report date
     the day it first entered the record: the lists that rated those results keep them (KNSB)."""

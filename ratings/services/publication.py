@@ -40,29 +40,53 @@ def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publicati
 
 
 @transaction.atomic(durable=True)
-def list_republish(*, system: RatingSystem, date: dt.date, actor, reason: str) -> Publication:
+def list_republish(*, system: RatingSystem, date: dt.date, actor, reason: str, edition: int) -> Publication:
     """Publish a list again, as computed now, when a ruling must apply to it retroactively: a new
-    edition beside the earlier ones, which stay readable; on record with its reason."""
-    if not reason.strip():
+    edition beside the earlier ones, which stay readable; on record with its reason.
+
+    `edition` is the latest edition the request was made from, and the request publishes the one
+    after it, once: the same request again (a double click, a form sent twice) gets that edition
+    back; another reason from a page that missed it is refused, naming the newer edition."""
+    reason = reason.strip()
+    if not reason:
         raise ValidationError("Give the reason for publishing this list again: it is shown with the new edition.")
-    RatingSystem.objects.select_for_update().get(pk=system.pk)  # one republication of a system at a time
+    # one republication of a system at a time: the second of two requests at once sees the first's edition
+    RatingSystem.objects.select_for_update().get(pk=system.pk)
     rating_list = RatingList.objects.filter(system=system, date=date).first()
     earlier = Publication.objects.filter(system=system, date=date).aggregate(last=Max("edition"))["last"]
     if rating_list is None or earlier is None:
         raise ValidationError(f"{system.name} has no published list dated {date:%Y-%m-%d} to publish again.")
+    if edition > earlier:
+        raise ValidationError(f"This list has no edition {edition} yet: reload its page and publish again from there.")
+    if edition < earlier:
+        return _published_meanwhile(system=system, date=date, edition=edition + 1, actor=actor, reason=reason)
     if RecalculationRun.objects.filter(system=system, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).exists():
         raise ValidationError(f"{system.name} is being recalculated: publish the list again once that run has finished.")
     publication = Publication.objects.create(
         system=system, date=date, edition=earlier + 1, published_at=timezone.now(),
         published_by=actor if getattr(actor, "is_authenticated", False) else None,
-        reason=reason.strip(), rated=rating_list.rated, ranked=rating_list.ranked, starters=rating_list.starters,
+        reason=reason, rated=rating_list.rated, ranked=rating_list.ranked, starters=rating_list.starters,
         complete=rating_list.complete,
     )
     _copy_entries(system.pk, rating_list.pk, publication.pk)
     audit_record(actor=actor, action=Action.LIST_REPUBLISH, obj=publication, before={"edition": earlier},
-                 after={"edition": publication.edition, "date": date.isoformat()}, note=reason.strip())
+                 after={"edition": publication.edition, "date": date.isoformat()}, note=reason)
     page_cache.bump_on_commit()
     return publication
+
+
+def _published_meanwhile(*, system: RatingSystem, date: dt.date, edition: int, actor, reason: str) -> Publication:
+    """The edition a request made from the one before it asks for, already published: the same
+    request's (same person, same reason) is given back; anyone else's is refused with it named."""
+    publication = Publication.objects.select_related("published_by").get(system=system, date=date, edition=edition)
+    by = publication.published_by
+    if by is not None and by == actor and publication.reason == reason:
+        return publication
+    who = f", by {by.get_username()}" if by is not None else ""
+    raise ValidationError(
+        f"Edition {edition} of this list was published meanwhile, at {timezone.localtime(publication.published_at):%Y-%m-%d %H:%M}"
+        f"{who}: “{publication.reason}”. Read it, then publish again from its page if the list still needs it."
+    )
 
 
 def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> None:

@@ -26,7 +26,7 @@ def league(league):
 
 @pytest.fixture
 def games_form(league):
-    """The edit page of an organiser's event with two games entered."""
+    """The page of the first round of an organiser's event, with two games entered."""
     owner = organiser("olga")
     event = EventFactory(name="Delft Open", start_date=DAY, end_date=DAY, status=EventStatus.DRAFT, organiser=owner)
     coaches = [league[name] for name in ("anna", "bert", "cees", "dirk")]
@@ -35,7 +35,7 @@ def games_form(league):
     round_ = RoundFactory(event=event, number=1, date=DAY)
     play(round_, coaches[0], coaches[1], (2, 1))
     play(round_, coaches[2], coaches[3], (1, 1))
-    return f"/organiser/events/{event.pk}/edit/"
+    return f"/organiser/events/{event.pk}/edit/?round=1"
 
 
 def _tab(browser, live_server, width, height):

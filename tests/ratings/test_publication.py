@@ -6,6 +6,7 @@ import datetime as dt
 import io
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
@@ -208,10 +209,11 @@ def test_staff_publish_a_list_again_with_a_reason_and_the_earlier_edition_stays_
     RatingListEntry.objects.filter(system__slug="elo", rating_list__date=dt.date(2024, 7, 1), coach__number=101).update(value=199.0)
     sam = staff("sam")
     client.force_login(sam)
-    refused = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "  "}, follow=True)
+    refused = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "  ", "edition": "1"}, follow=True)
     assert "Give the reason for publishing this list again" in refused.content.decode()
     assert Publication.objects.filter(system__slug="elo", date=dt.date(2024, 7, 1)).count() == 1
-    response = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling 2024/7: Anna's forfeit reversed"}, follow=True)
+    ruling = {"reason": "Ruling 2024/7: Anna's forfeit reversed", "edition": "1"}
+    response = client.post("/staff/lists/elo/2024-07/republish/", ruling, follow=True)
     text = response.content.decode()
     assert "edition 1 stays readable at its own address" in text
     second = Publication.objects.get(system__slug="elo", date=dt.date(2024, 7, 1), edition=2)
@@ -228,6 +230,47 @@ def test_staff_publish_a_list_again_with_a_reason_and_the_earlier_edition_stays_
     assert client.get("/lists/elo/2024-07/edition/3/").status_code == 404
 
 
+def test_a_double_click_on_republish_makes_one_edition_and_both_requests_land_on_it(client, league):
+    sam = staff("sam")
+    client.force_login(sam)
+    form = client.get("/lists/elo/2024-07/").content.decode()
+    assert '<input type="hidden" name="edition" value="1">' in form
+    posted = {"reason": "Ruling 2024/7", "edition": "1"}
+    first = client.post("/staff/lists/elo/2024-07/republish/", posted, follow=True)
+    again = client.post("/staff/lists/elo/2024-07/republish/", posted, follow=True)
+    assert [p.edition for p in Publication.objects.filter(system__slug="elo", date=dt.date(2024, 7, 1)).order_by("edition")] == [1, 2]
+    assert AuditRecord.objects.filter(action=Action.LIST_REPUBLISH).count() == 1
+    assert "edition 1 stays readable at its own address" in first.content.decode()
+    assert "edition 1 stays readable at its own address" in again.content.decode()
+    assert '<input type="hidden" name="edition" value="2">' in again.content.decode()  # the next form publishes edition 3
+
+
+def test_republishing_from_a_page_an_edition_behind_with_another_reason_is_refused_and_names_the_newer_edition(client, league):
+    elo = RatingSystem.objects.get(slug="elo")
+    sam, tess = staff("sam"), staff("tess")
+    second = services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=sam, reason="Ruling 2024/7", edition=1)
+    assert services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=sam, reason=" Ruling 2024/7 ", edition=1) == second
+    with pytest.raises(ValidationError) as refused:
+        services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=tess, reason="Ruling 2024/8", edition=1)
+    assert refused.value.messages == [
+        f"Edition 2 of this list was published meanwhile, at {timezone.localtime(second.published_at):%Y-%m-%d %H:%M}, by sam: "
+        "“Ruling 2024/7”. Read it, then publish again from its page if the list still needs it."
+    ]
+    with pytest.raises(ValidationError) as unknown:
+        services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=tess, reason="Ruling 2024/8", edition=5)
+    assert unknown.value.messages == ["This list has no edition 5 yet: reload its page and publish again from there."]
+    third = services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=tess, reason="Ruling 2024/8", edition=2)
+    assert third.edition == 3
+    assert Publication.objects.filter(system=elo, date=dt.date(2024, 7, 1)).count() == 3
+
+
+def test_a_republish_form_without_its_edition_is_refused_and_publishes_nothing(client, league):
+    client.force_login(staff("sam"))
+    response = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling"}, follow=True)
+    assert "Reload the page of the list and publish again from there" in response.content.decode()
+    assert Publication.objects.filter(edition__gt=1).count() == 0
+
+
 def test_only_staff_may_publish_again_by_post_and_not_while_a_run_is_queued(client, league):
     assert client.post("/staff/lists/elo/2024-07/republish/", {"reason": "x"}).status_code in (302, 403)
     client.force_login(organiser("olga"))
@@ -235,9 +278,9 @@ def test_only_staff_may_publish_again_by_post_and_not_while_a_run_is_queued(clie
     client.force_login(staff("sam"))
     assert client.get("/staff/lists/elo/2024-07/republish/").status_code == 405
     services.recalculation_request(system=RatingSystem.objects.get(slug="elo"), trigger=Trigger.MANUAL, enqueue=False)
-    queued = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling"}, follow=True)
+    queued = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling", "edition": "1"}, follow=True)
     assert "NAF Elo is being recalculated: publish the list again once that run has finished." in queued.content.decode()
-    assert client.post("/staff/lists/elo/1999-01/republish/", {"reason": "Ruling"}, follow=True).status_code == 404
+    assert client.post("/staff/lists/elo/1999-01/republish/", {"reason": "Ruling", "edition": "1"}, follow=True).status_code == 404
     assert Publication.objects.filter(edition__gt=1).count() == 0
 
 
