@@ -347,6 +347,9 @@ class PublishedEntry(models.Model):
         indexes = [
             models.Index(fields=["publication", "overall_rank", "-value", "coach_number"], name="published_ranking_idx"),
             models.Index(fields=["publication", "variant_slug", "race_slug", "overall_rank"], name="published_filter_idx"),
+            # a key's published figures month by month (rank over time): without it, every entry of
+            # its group on every publication is read, millions for a system rated across races
+            models.Index(fields=["coach_number", "variant_slug", "race_slug", "publication"], name="published_key_idx"),
         ]
 
     def __str__(self):

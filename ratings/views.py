@@ -113,7 +113,14 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
             table_class = ListRankingTable
         else:
             raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
-    filterset = filter_class(request.GET, queryset=queryset, per_race=system.per_race)
+    # one variant at a time by default, the most played: ratings of two variants are never compared,
+    # so a list of every variant interleaves their ranks; `?variant=` (empty) asks for all of them
+    rated_variants = selectors.ranking_variants(system)
+    params = request.GET
+    if "variant" not in params and rated_variants:
+        params = params.copy()
+        params["variant"] = rated_variants[0]["variant__slug"]
+    filterset = filter_class(params, queryset=queryset, per_race=system.per_race)
     valid = filterset.is_valid()
     data = filterset.qs if valid else queryset.none()
     race = filterset.form.cleaned_data.get("race") if valid else None
@@ -151,7 +158,22 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         "provisional": provisional,
         "export_query": _query_without(request, "page", "_export"),
         "share_url": request.build_absolute_uri(),
+        "variant_links": _variant_links(request, rated_variants, params.get("variant", "")),
+        # the summary of folded filters names those asked for, not the default variant
+        "filters_set": [name for name in filterset.form.changed_data if name != "variant" or "variant" in request.GET],
+        "every_variant": valid and variant is None,
     })
+
+
+def _variant_links(request, rated_variants: list[dict], chosen: str) -> list[dict]:
+    """The ranking's switch: each variant the system rates, then all of them, with the other filters."""
+    links = []
+    for slug, name in [*((v["variant__slug"], v["variant__name"]) for v in rated_variants), ("", "All variants")]:
+        query = request.GET.copy()
+        query.pop("page", None)
+        query["variant"] = slug
+        links.append({"name": name, "url": f"?{query.urlencode()}", "current": slug == chosen})
+    return links
 
 
 def _ranking_caption(system, rating_list, filterset) -> str:

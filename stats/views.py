@@ -220,6 +220,8 @@ def rank_over_time(request):
         rank_chart=charts.StepChart([(month.date, month.rank) for month in history], f"Rank: {what}", "Rank", invert=True),
         rating_chart=charts.StepChart([(month.date, month.value) for month in history], f"Rating: {what}", "Rating"),
         derived=any(not month.on_list for month in history),
+        published=any(month.published for month in history),
+        revised=sum(month.revised for month in history),
     )
     return _page(request, "stats/rank_over_time.html", context)
 

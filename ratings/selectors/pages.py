@@ -9,6 +9,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.expressions import RawSQL
@@ -73,6 +74,19 @@ def ranking_current(system: RatingSystem):
         .order_by(*RANKING_ORDER)
         .counted_as_of(system.recalculated_at and f"{system.pk}:{system.recalculated_at.isoformat()}")
     )
+
+
+def ranking_variants(system: RatingSystem) -> list[dict]:
+    """The variants the system rates, the most played first (by the games its current ratings hold):
+    a ranking shows one at a time, the first by default. Kept until the system's next run commits."""
+    def build():
+        return list(
+            CurrentRating.objects.filter(system=system).order_by().values("variant__slug", "variant__name")
+            .annotate(played=Sum("games")).order_by("-played", "variant__name")
+        )
+    if system.recalculated_at is None:
+        return build()
+    return cache.get_or_set(f"ranking-variants:{system.pk}:{system.recalculated_at.isoformat()}", build, 24 * 3600) or []
 
 
 def ranking_of_list(rating_list: RatingList):

@@ -89,6 +89,16 @@ def test_a_ranking_on_a_phone_shows_rank_coach_and_rating_without_sideways_scrol
     assert phone390.locator(".ranking-table th.col-value").inner_text() == "Rating"
 
 
+def test_every_variant_in_one_ranking_keeps_its_variant_column_on_a_phone(phone390, league):
+    phone390.goto("/rankings/elo/?variant=")
+    first = phone390.locator(".ranking-table table tbody tr:has(td.col-coach)").first
+    assert first.locator("td.col-variant").is_visible()
+    assert inside_viewport(phone390, first.locator("td.col-variant"))
+    assert not first.locator("td.col-number").is_visible()
+    phone390.goto("/rankings/elo/")  # one variant, named in the caption and the switch: no column
+    assert phone390.locator(".ranking-table td.col-variant").count() == 0
+
+
 def test_a_list_on_a_phone_shows_coach_rating_and_change_without_sideways_scrolling(phone390, league):
     phone390.goto(LIST)
     scroll_width, inner_width = page_width(phone390)
