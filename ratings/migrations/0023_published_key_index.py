@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ratings', '0021_accuracy_refresh_outbox'),
+        ('ratings', '0022_publication_digest'),
     ]
 
     operations = [
