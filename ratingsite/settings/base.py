@@ -141,6 +141,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the page requests read while a recalculation writes.
     DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;"
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+    # One writer at a time: a request's write waits its turn behind background work (a run, the
+    # statistics refresh) for up to the longest such write, instead of failing at once with
+    # "database is locked" after SQLite's 5 s.
+    DATABASES["default"]["OPTIONS"]["timeout"] = float(os.environ.get("SQLITE_BUSY_TIMEOUT", "60"))
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # the covering indexes' INCLUDE columns are PostgreSQL's; SQLite keeps the index on its keys alone
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
