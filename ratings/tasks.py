@@ -22,8 +22,11 @@ def recalculate(self, run_id: int) -> str:
         run = services.recalculation_execute(run_id=run_id)
     except RecalculationRun.DoesNotExist:
         return "missing"
-    if run.status == RunStatus.SUCCEEDED:
-        services.accuracy_refresh_request(system_ids=[run.system_id])  # after the run's commit, outside its duration
+    except Exception:
+        services.accuracy_refresh_request(system_ids=[])  # this run may be its batch's last: the others' refresh goes
+        raise
+    # after the run's commit, outside its duration; once the batch's last run has ended
+    services.accuracy_refresh_request(system_ids=[run.system_id] if run.status == RunStatus.SUCCEEDED else [])
     return run.status
 
 

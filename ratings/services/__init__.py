@@ -23,6 +23,7 @@ from ratings.services.requests import (
     recalculation_request,
     recalculation_request_all,
     recalculation_rerun,
+    recalculation_resend,
 )
 
 __all__ = [
@@ -44,5 +45,6 @@ __all__ = [
     "recalculation_request",
     "recalculation_request_all",
     "recalculation_rerun",
+    "recalculation_resend",
     "recalculation_sweep",
 ]

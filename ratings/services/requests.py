@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from celery import group, signature
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -19,6 +21,8 @@ from ratings.models import (
 )
 from ratings.services.leases import this_process
 from ratingsite.broker import SETTLED, sent, sent_later
+
+logger = logging.getLogger(__name__)
 
 RECALCULATE_TASK = "ratings.tasks.recalculate"
 ACCURACY_TASK = "ratings.tasks.refresh_accuracy"
@@ -72,17 +76,49 @@ def recalculation_enqueue(*, run_ids: list[int]) -> list[int]:
 
 def recalculation_dispatch(*, settled: dt.timedelta = SETTLED) -> list[int]:
     """Send every queued run whose message did not go out (a broker outage), once it has been queued
-    for `settled` (a younger one may still be waiting for its transaction to commit)."""
+    for `settled` (a younger one may still be waiting for its transaction to commit), and every run
+    whose message the broker lost (recalculation_resend)."""
+    recalculation_resend()
     owed = RecalculationRun.objects.filter(status=RunStatus.QUEUED, enqueued_at=None, created_at__lt=timezone.now() - settled)
     run_ids = list(owed.order_by("pk").values_list("pk", flat=True))
     return recalculation_enqueue(run_ids=run_ids) if run_ids else []
 
 
+def recalculation_resend(*, after: dt.timedelta | None = None) -> list[int]:
+    """Put back in the outbox every queued run whose message went out longer than `after` ago
+    (settings.RECALCULATION_RESEND_AFTER) and that no worker has taken: the broker lost it (Redis
+    restarted without persistence, failed over, evicted the key), and the run would stay queued for
+    ever, holding up every edit from its date. Returns them; the dispatcher sends them.
+
+    Idempotent: a worker names itself on the run before anything else (its lease), and a run that
+    names one is never sent again; a message that was only slow finds its run done, as any second
+    delivery does. Each run goes again at most once every `after`."""
+    after = after if after is not None else settings.RECALCULATION_RESEND_AFTER
+    stale = RecalculationRun.objects.filter(status=RunStatus.QUEUED, worker="", enqueued_at__lt=timezone.now() - after)
+    resent = []
+    for run_id, enqueued_at in stale.order_by("pk").values_list("pk", "enqueued_at"):
+        if RecalculationRun.objects.filter(pk=run_id, status=RunStatus.QUEUED, worker="", enqueued_at=enqueued_at).update(enqueued_at=None):
+            resent.append(run_id)
+            logger.warning("run %s: sent at %s and taken by no worker since (the broker lost it?): sent again", run_id, enqueued_at)
+    return resent
+
+
 def accuracy_refresh_request(*, system_ids: list[int]) -> bool:
-    """Runs of these systems committed: record that their accuracy reports are owed a refresh, then
-    send it (without a broker it runs here and now); whether its message went out."""
+    """Runs of these systems committed (none: a run ended without committing): record that their
+    accuracy reports are owed a refresh, and send it once no run is queued or running (without a
+    broker it runs here and now); whether its message went out.
+
+    Rankings first: the refresh of a batch's systems (a sanction's runs) goes once, after the batch's
+    last run, instead of after each, which made every later run of the batch wait for it without a
+    broker. The last run to end sees every other ended, and sends it."""
     AccuracyRefreshRequest.objects.bulk_create([AccuracyRefreshRequest(system_id=pk) for pk in sorted(set(system_ids))])
+    if _runs_pending():
+        return False
     return accuracy_refresh_enqueue()
+
+
+def _runs_pending() -> bool:
+    return RecalculationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).exists()
 
 
 def accuracy_refresh_enqueue() -> bool:
@@ -107,10 +143,15 @@ def accuracy_refresh_enqueue() -> bool:
 
 def accuracy_refresh_dispatch(*, settled: dt.timedelta = SETTLED) -> bool:
     """Send the accuracy refresh a broker outage kept back, once owed for `settled` (a younger request's
-    sender may still be sending it)."""
-    if AccuracyRefreshRequest.objects.filter(enqueued_at=None, created_at__lt=timezone.now() - settled).exists():
-        return accuracy_refresh_enqueue()
-    return False
+    sender may still be sending it) and no run is queued or running (the last sends it when it ends);
+    while runs follow one another without pause, once owed for longer than a run may take."""
+    owed = AccuracyRefreshRequest.objects.filter(enqueued_at=None)
+    now = timezone.now()
+    if not owed.filter(created_at__lt=now - settled).exists():
+        return False
+    if _runs_pending() and not owed.filter(created_at__lt=now - dt.timedelta(seconds=settings.RECALCULATION_TIME_LIMIT)).exists():
+        return False
+    return accuracy_refresh_enqueue()
 
 
 def recalculation_request_all(

@@ -273,6 +273,10 @@ DJANGO_TABLES2_TEMPLATE = "django_tables2/site_table.html"
 
 COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]
 
+# A run whose message went out this long ago and that no worker has taken (the broker lost it:
+# Redis restarted without persistence, failed over, evicted the key) is sent again.
+RECALCULATION_RESEND_AFTER = timedelta(minutes=int(os.environ.get("RECALCULATION_RESEND_AFTER_MINUTES", "5")))
+
 # A recalculation task that runs longer is stopped (its transaction rolls back, the previous
 # rankings stay and the run is recorded as failed), so a wedged run cannot hold its system's lock.
 RECALCULATION_TIME_LIMIT = int(os.environ.get("RECALCULATION_TIME_LIMIT", "3600"))
