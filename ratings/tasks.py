@@ -72,5 +72,8 @@ def dispatch_queued_runs() -> int:
 
 @shared_task
 def sweep_lost_runs() -> int:
-    """Every minute: fail the runs whose process is gone (killed, out of memory), unblocking their dates."""
-    return len(services.recalculation_sweep())
+    """Every minute: fail the runs whose process is gone (killed, out of memory), unblocking their
+    dates, and queue each once again (a worker's lost message would wait an hour for the broker)."""
+    lost = services.recalculation_sweep()
+    services.recalculation_retry(run_ids=lost)
+    return len(lost)

@@ -24,6 +24,7 @@ from ratings.services.requests import (
     recalculation_request_all,
     recalculation_rerun,
     recalculation_resend,
+    recalculation_retry,
 )
 
 __all__ = [
@@ -46,5 +47,6 @@ __all__ = [
     "recalculation_request_all",
     "recalculation_rerun",
     "recalculation_resend",
+    "recalculation_retry",
     "recalculation_sweep",
 ]

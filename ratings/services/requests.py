@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from functools import partial
 
 from celery import group, signature
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from audit.models import Action
@@ -40,9 +42,11 @@ def recalculation_request(
     return run
 
 
-def _queued_run(*, system: RatingSystem, trigger: str, since, reason: str, requested_by, outbox: bool) -> RecalculationRun:
+def _queued_run(
+    *, system: RatingSystem, trigger: str, since, reason: str, requested_by, outbox: bool, retry_of: RecalculationRun | None = None,
+) -> RecalculationRun:
     return RecalculationRun.objects.create(
-        system=system, trigger=trigger, from_date=since, reason=reason[:300],
+        system=system, trigger=trigger, from_date=since, reason=reason[:300], retry_of=retry_of,
         requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None,
         enqueued_at=None if outbox else timezone.now(),  # in the outbox until its message goes out
         worker="" if outbox else this_process(),  # its caller holds it: the sweep fails it if the caller dies first
@@ -164,6 +168,31 @@ def recalculation_request_all(
     ]
     transaction.on_commit(lambda: recalculation_enqueue(run_ids=[run.pk for run in runs]))
     return runs
+
+
+def recalculation_retry(*, run_ids: list[int]) -> list[RecalculationRun]:
+    """Queue once more, as a run of its own linked to it (trigger "retry"), each of these runs that
+    the sweep failed because its process was lost (a worker's main process killed: its message
+    then waits unacknowledged for the broker's visibility timeout, an hour). A run that is itself a
+    retry, or has one, is not retried again: no loop. Nor is one whose dates a queued or running run
+    of its system covers: that run recomputes them. Returns the retries queued."""
+    retries = []
+    for lost in RecalculationRun.objects.filter(pk__in=run_ids, status=RunStatus.FAILED, retry_of=None).select_related("system"):
+        with transaction.atomic():
+            RecalculationRun.objects.select_for_update().get(pk=lost.pk)  # one retry, whoever else sweeps
+            pending = RecalculationRun.objects.filter(system=lost.system_id, status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
+            covers = Q(from_date=None) | Q(from_date__lte=lost.from_date) if lost.from_date else Q(from_date=None)
+            covering = pending.filter(covers)
+            if lost.retries.exists() or covering.exists():
+                continue
+            retry = _queued_run(
+                system=lost.system, trigger=Trigger.RETRY, since=lost.from_date, reason=f"retry of run {lost.pk}, whose process was lost",
+                requested_by=lost.requested_by, outbox=True, retry_of=lost,
+            )
+            transaction.on_commit(partial(recalculation_enqueue, run_ids=[retry.pk]))
+        logger.warning("run %s of %s: its process was lost, retried as run %s", lost.pk, lost.system.slug, retry.pk)
+        retries.append(retry)
+    return retries
 
 
 @transaction.atomic(durable=True)
