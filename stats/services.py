@@ -9,7 +9,7 @@ from django.db.models import BooleanField, Case, Count, F, Max, Q, QuerySet, Sum
 from django.db.models.functions import ExtractYear
 from django.utils import timezone
 
-from ratingsite.broker import SETTLED, sent, sent_later
+from ratingsite.broker import SETTLED, owed_again, sent, sent_later
 from tournaments.models import EventStatus, Game, GameSide, public_q
 
 from .models import (
@@ -49,7 +49,8 @@ def summaries_enqueue() -> bool:
 
 def summaries_dispatch(*, settled: dt.timedelta = SETTLED) -> bool:
     """Send the refresh a broker outage kept back, once owed for `settled` (a younger request's
-    transaction may still be committing, and sends its own message when it does)."""
+    transaction may still be committing, and sends its own message when it does), or the broker lost."""
+    owed_again(SummaryRefreshRequest.objects.all(), what="statistics refresh requests")
     if SummaryRefreshRequest.objects.filter(enqueued_at=None, created_at__lt=timezone.now() - settled).exists():
         return summaries_enqueue()
     return False

@@ -22,7 +22,7 @@ from ratings.models import (
     Trigger,
 )
 from ratings.services.leases import this_process
-from ratingsite.broker import SETTLED, sent, sent_later
+from ratingsite.broker import SETTLED, owed_again, sent, sent_later
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +148,9 @@ def accuracy_refresh_enqueue() -> bool:
 def accuracy_refresh_dispatch(*, settled: dt.timedelta = SETTLED) -> bool:
     """Send the accuracy refresh a broker outage kept back, once owed for `settled` (a younger request's
     sender may still be sending it) and no run is queued or running (the last sends it when it ends);
-    while runs follow one another without pause, once owed for longer than a run may take."""
+    while runs follow one another without pause, once owed for longer than a run may take. A refresh
+    the broker lost is owed again (broker.owed_again)."""
+    owed_again(AccuracyRefreshRequest.objects.all(), what="accuracy refresh requests")
     owed = AccuracyRefreshRequest.objects.filter(enqueued_at=None)
     now = timezone.now()
     if not owed.filter(created_at__lt=now - settled).exists():

@@ -273,8 +273,9 @@ DJANGO_TABLES2_TEMPLATE = "django_tables2/site_table.html"
 
 COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]
 
-# A run whose message went out this long ago and that no worker has taken (the broker lost it:
-# Redis restarted without persistence, failed over, evicted the key) is sent again.
+# A run whose message went out this long ago and that no worker has taken, or a statistics or
+# accuracy refresh still unanswered, is sent again: the broker lost it (Redis restarted without
+# persistence, failed over, evicted the key).
 RECALCULATION_RESEND_AFTER = timedelta(minutes=int(os.environ.get("RECALCULATION_RESEND_AFTER_MINUTES", "5")))
 
 # A recalculation task that runs longer is stopped (its transaction rolls back, the previous

@@ -149,6 +149,21 @@ def test_an_accuracy_refresh_the_broker_did_not_take_stays_owed_and_the_dispatch
     assert broker.sent == [[[elo.pk]]]  # sent once
 
 
+def test_an_accuracy_refresh_the_broker_lost_is_sent_again_past_the_bound(monkeypatch, settings):
+    broker = Broker(monkeypatch)
+    elo = RatingSystem.objects.get(slug="elo")
+    assert services.accuracy_refresh_request(system_ids=[elo.pk]) is True
+    sent_at = timezone.now() - settings.RECALCULATION_RESEND_AFTER
+    AccuracyRefreshRequest.objects.update(created_at=sent_at - dt.timedelta(hours=1), enqueued_at=sent_at + dt.timedelta(seconds=30))
+    dispatch_queued_runs()
+    assert broker.sent == [[[elo.pk]]]  # within the bound: a worker may still take it
+    AccuracyRefreshRequest.objects.update(enqueued_at=sent_at - dt.timedelta(seconds=30))
+    dispatch_queued_runs()
+    assert broker.sent == [[[elo.pk]], [[elo.pk]]]
+    dispatch_queued_runs()
+    assert len(broker.sent) == 2  # once per bound
+
+
 def test_the_dispatcher_leaves_an_accuracy_refresh_whose_sender_may_still_be_sending_it(monkeypatch):
     broker = Broker(monkeypatch)
     young = AccuracyRefreshRequest.objects.create(system=RatingSystem.objects.get(slug="elo"))

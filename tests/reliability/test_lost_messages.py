@@ -1,16 +1,19 @@
 """No run queued for ever when the broker loses its message: a Redis of the test's own, restarted
-without persistence while a sanction's runs wait in it. The runs hold up every edit from their date
-until the dispatcher, past the bound, sends them again; a worker then carries each out once."""
+without persistence while a sanction's runs and statistics refresh wait in it. The runs hold up
+every edit from their date until the dispatchers, past the bound, send them again; a worker then
+carries each out once, and the accuracy refresh after the last."""
 import datetime as dt
 
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
-from ratings.models import RatingSystem, RecalculationRun, RunStatus
+from ratings.models import AccuracyRefreshRequest, AccuracyReport, RatingSystem, RecalculationRun, RunStatus
 from ratings.tasks import dispatch_queued_runs
 from ratings.verification import verify_system
 from ratingsite.celery import app as celery_app
+from stats.models import SummaryRefreshRequest
+from stats.tasks import dispatch_owed_refresh
 from tests.factories import CoachFactory
 from tests.ratings.conftest import add_event
 from tests.reliability.test_worker_lost import wait_until
@@ -45,18 +48,27 @@ def test_runs_whose_messages_a_redis_restart_lost_are_sent_again_past_the_bound_
     assert refused.status_code == 200 and "being recalculated" in refused.content.decode()
     assert dispatch_queued_runs() == 0  # within the bound: a worker may still take them
 
-    RecalculationRun.objects.update(created_at=timezone.now() - settings.RECALCULATION_RESEND_AFTER - dt.timedelta(minutes=2),
-                                    enqueued_at=timezone.now() - settings.RECALCULATION_RESEND_AFTER - dt.timedelta(minutes=1))
+    assert dispatch_owed_refresh() is False
+    long_ago = {"created_at": timezone.now() - settings.RECALCULATION_RESEND_AFTER - dt.timedelta(minutes=2),
+                "enqueued_at": timezone.now() - settings.RECALCULATION_RESEND_AFTER - dt.timedelta(minutes=1)}
+    RecalculationRun.objects.update(**long_ago)
+    SummaryRefreshRequest.objects.update(**long_ago)  # the statistics refresh's message went with them
     assert dispatch_queued_runs() == systems
-    assert broker.queued_messages() >= systems
-    assert dispatch_queued_runs() == 0  # sent again once
+    assert dispatch_owed_refresh() is True
+    assert broker.queued_messages() == systems + 1
+    assert dispatch_queued_runs() == 0 and dispatch_owed_refresh() is False  # sent again once
 
     celery_app.conf.task_always_eager = False
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
         wait_until(lambda: RecalculationRun.objects.filter(status=RunStatus.SUCCEEDED).count() == systems, 120,
                    "run of every system")
-        RecalculationRun.objects.update(enqueued_at=timezone.now() - settings.RECALCULATION_RESEND_AFTER - dt.timedelta(minutes=1))
+        RecalculationRun.objects.update(enqueued_at=long_ago["enqueued_at"])
         assert dispatch_queued_runs() == 0  # carried out: never sent again
+        wait_until(lambda: not SummaryRefreshRequest.objects.exists(), 60, "statistics refresh")
+        # the last run to end sent one accuracy refresh of every system
+        wait_until(lambda: AccuracyReport.objects.filter(run__status=RunStatus.SUCCEEDED).count() == systems, 60,
+                   "accuracy report of every system's run")
+    assert not AccuracyRefreshRequest.objects.exists()
     assert set(RecalculationRun.objects.values_list("status", flat=True)) == {RunStatus.SUCCEEDED}
     for system in RatingSystem.objects.filter(active=True):
         assert verify_system(system).count == 0
