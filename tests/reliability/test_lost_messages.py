@@ -1,10 +1,11 @@
 """No run queued for ever when the broker loses its message: a Redis of the test's own, restarted
-without persistence while a sanction's runs and statistics refresh wait in it. The runs hold up
+without persistence (or flushed) while a sanction's runs and statistics refresh wait in it. The runs hold up
 every edit from their date until the dispatchers, past the bound, send them again; a worker then
 carries each out once, and the accuracy refresh after the last."""
 import datetime as dt
 
 import pytest
+import redis
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
@@ -30,7 +31,8 @@ def correct(client, event, home_touchdowns: int):
     })
 
 
-def test_runs_whose_messages_a_redis_restart_lost_are_sent_again_past_the_bound_and_carried_out(client, broker, settings):
+@pytest.mark.parametrize("loss", ["restarted", "flushed"])
+def test_runs_whose_messages_redis_lost_are_sent_again_past_the_bound_and_carried_out(client, broker, settings, loss):
     coaches = CoachFactory.create_batch(4)
     first_of_month = dt.date.today().replace(day=1)
     add_event(coaches, first_of_month - dt.timedelta(days=90), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
@@ -41,8 +43,11 @@ def test_runs_whose_messages_a_redis_restart_lost_are_sent_again_past_the_bound_
     sent = RecalculationRun.objects.filter(status=RunStatus.QUEUED, worker="").exclude(enqueued_at=None)
     assert sent.count() == systems and broker.queued_messages() >= systems
 
-    broker.stop()
-    broker.start()  # no persistence: every message is gone, and the runs still say they were sent
+    if loss == "restarted":
+        broker.stop()
+        broker.start()  # no persistence: every message is gone, and the runs still say they were sent
+    else:
+        redis.Redis(port=broker.port).flushdb()  # or failed over to a replica that had not them, or evicted
     assert broker.queued_messages() == 0
     refused = correct(client, event, 3)
     assert refused.status_code == 200 and "being recalculated" in refused.content.decode()
