@@ -5,7 +5,7 @@ from concurrent.futures import Future
 
 import pytest
 
-from ratings.models import AccuracyRefreshRequest, AccuracyReport, CurrentRating, RatingSystem, RecalculationRun, RunStatus
+from ratings.models import AccuracyRefreshRequest, AccuracyReport, CurrentRating, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratingsite import after_response as workers  # the thread the runs go on in, after the answer
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser, staff
@@ -215,3 +215,19 @@ def test_a_failed_last_run_still_lets_the_others_accuracy_refresh_go(client, sub
     others = sorted(RatingSystem.objects.filter(active=True).exclude(pk=last.pk).values_list("slug", flat=True))
     assert [sorted(slugs) for slugs, _ in refreshes] == [others]
     assert not AccuracyRefreshRequest.objects.filter(enqueued_at=None).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_progress_page_follows_a_lost_run_to_its_retry(client, submitted, monkeypatch):
+    held = HeldThread()
+    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+    event, _ = submitted
+    client.force_login(staff("sam"))
+    response = client.post(f"/staff/events/{event.pk}/sanction/", {})
+    lost = RecalculationRun.objects.order_by("pk").first()
+    RecalculationRun.objects.filter(pk=lost.pk).update(status=RunStatus.FAILED, error="lost")
+    retry = RecalculationRun.objects.create(system=lost.system, trigger=Trigger.RETRY, from_date=lost.from_date, retry_of=lost)
+    page = client.get(response["Location"])
+    runs = page.context["runs"]
+    assert retry.pk in [run.pk for run in runs] and lost.pk not in [run.pk for run in runs]
+    assert len(runs) == RatingSystem.objects.filter(active=True).count()
