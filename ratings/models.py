@@ -62,6 +62,7 @@ class Trigger(models.TextChoices):
     SCHEDULE = "schedule", "Scheduled (list publication)"
     MANUAL = "manual", "Requested by staff"
     RERUN = "rerun", "Rerun of an earlier run"
+    RETRY = "retry", "Retry of a run whose process was lost"
 
 
 class RunStatus(models.TextChoices):
@@ -92,6 +93,8 @@ class RecalculationRun(models.Model):
     worker = models.CharField(max_length=100, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # the run the sweep failed (its process lost) that this one carries out again, once: a retry is never retried
+    retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -114,6 +114,7 @@ def run_detail(request, pk: int):
     can_rerun = request.user.has_perm(perms.RERUN)
     return render(request, "staff/run_detail.html", {
         "run": run, "can_rerun": can_rerun, "can_cancel": can_rerun and run.status == RunStatus.QUEUED,
+        "retries": run.retries.order_by("pk"),
         "refresh": REFRESH_SECONDS if run.status in UNFINISHED else None,
     })
 

@@ -22,8 +22,11 @@ def recalculate(self, run_id: int) -> str:
         run = services.recalculation_execute(run_id=run_id)
     except RecalculationRun.DoesNotExist:
         return "missing"
-    if run.status == RunStatus.SUCCEEDED:
-        services.accuracy_refresh_request(system_ids=[run.system_id])  # after the run's commit, outside its duration
+    except Exception:
+        services.accuracy_refresh_request(system_ids=[])  # this run may be its batch's last: the others' refresh goes
+        raise
+    # after the run's commit, outside its duration; once the batch's last run has ended
+    services.accuracy_refresh_request(system_ids=[run.system_id] if run.status == RunStatus.SUCCEEDED else [])
     return run.status
 
 
@@ -69,5 +72,8 @@ def dispatch_queued_runs() -> int:
 
 @shared_task
 def sweep_lost_runs() -> int:
-    """Every minute: fail the runs whose process is gone (killed, out of memory), unblocking their dates."""
-    return len(services.recalculation_sweep())
+    """Every minute: fail the runs whose process is gone (killed, out of memory), unblocking their
+    dates, and queue each once again (a worker's lost message would wait an hour for the broker)."""
+    lost = services.recalculation_sweep()
+    services.recalculation_retry(run_ids=lost)
+    return len(lost)

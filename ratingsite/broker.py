@@ -6,6 +6,8 @@ import logging
 from functools import partial
 
 from celery import current_app
+from django.conf import settings
+from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from ratingsite.after_response import after_response
@@ -34,3 +36,14 @@ def sent_later(message, *, owed: str) -> bool:
     response has gone (ratingsite.after_response) instead of holding the answer, and True. Otherwise
     False: the caller sends it now."""
     return bool(current_app.conf.task_always_eager) and after_response(partial(sent, message, owed=owed))
+
+
+def owed_again(outbox, *, what: str) -> int:
+    """Put back in the outbox (`outbox`: its rows still unanswered) every message that went out longer
+    than settings.RECALCULATION_RESEND_AFTER ago: the broker lost it (Redis restarted without
+    persistence, failed over, evicted the key), and nothing would send it again. The dispatcher
+    then sends it; a message that was only slow makes one refresh more. Returns how many."""
+    lost = outbox.filter(enqueued_at__lt=timezone.now() - settings.RECALCULATION_RESEND_AFTER).update(enqueued_at=None)
+    if lost:
+        logger.warning("%s %s sent long ago and still unanswered (the broker lost them?): sent again", lost, what)
+    return lost

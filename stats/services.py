@@ -9,7 +9,7 @@ from django.db.models import BooleanField, Case, Count, F, Max, Q, QuerySet, Sum
 from django.db.models.functions import ExtractYear
 from django.utils import timezone
 
-from ratingsite.broker import SETTLED, sent, sent_later
+from ratingsite.broker import SETTLED, owed_again, sent, sent_later
 from tournaments.models import EventStatus, Game, GameSide, public_q
 
 from .models import (
@@ -49,7 +49,8 @@ def summaries_enqueue() -> bool:
 
 def summaries_dispatch(*, settled: dt.timedelta = SETTLED) -> bool:
     """Send the refresh a broker outage kept back, once owed for `settled` (a younger request's
-    transaction may still be committing, and sends its own message when it does)."""
+    transaction may still be committing, and sends its own message when it does), or the broker lost."""
+    owed_again(SummaryRefreshRequest.objects.all(), what="statistics refresh requests")
     if SummaryRefreshRequest.objects.filter(enqueued_at=None, created_at__lt=timezone.now() - settled).exists():
         return summaries_enqueue()
     return False
@@ -117,22 +118,64 @@ def _played_sides() -> QuerySet:
 REFRESH_LOCK = 72_615  # the advisory lock a statistics refresh holds until it commits
 
 
-@transaction.atomic
+SUMMARIES = (EventSummary, RaceMatchupSummary, CoachSummary, CoachRaceSummary)
+
+
 def summaries_refresh() -> SummaryRefresh:
-    """Rebuild every summary table from the games as they are now, in one transaction.
+    """Rebuild every summary table from the games as they are now; readers see the old figures until
+    the new ones commit, all at once.
 
     Call it after anything changes games or events: a recalculation run, an import, a merge.
-    Readers see the old figures until it commits.
+    On SQLite, outside a transaction, the tables are built beside the stored ones and the database's
+    one write lock is held only to copy them in (_refresh_beside).
     """
     started = time.perf_counter()
-    if connection.vendor == "postgresql":
-        # one refresh at a time: a second one's DELETE would miss the first's uncommitted rows, and
-        # its inserts then collide with them at commit (SQLite's writers take turns anyway)
+    if connection.vendor == "sqlite" and not connection.in_atomic_block:
+        return _refresh_beside(started)
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            # one refresh at a time: a second one's DELETE would miss the first's uncommitted rows, and
+            # its inserts then collide with them at commit
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [REFRESH_LOCK])
+        counted = _counted()
+        _build()
+        return _recorded(counted, started)
+
+
+def _counted() -> int | None:
+    """The last refresh request committed by now: its change is committed too, so the refresh counts it."""
+    return SummaryRefreshRequest.objects.aggregate(last=Max("pk"))["last"]
+
+
+def _refresh_beside(started: float) -> SummaryRefresh:
+    """SQLite has one writer at a time, and a refresh takes seconds (5 to 31 s on the demo): built in
+    one transaction it held every request's write up that long. Here it is built in temporary
+    tables of this connection named as the summary tables (SQLite finds a name in "temp" before
+    "main"), which reads the record and writes no shared table, so takes no lock; the write lock is
+    held only to copy them in. A change that commits during the build is owed its own refresh."""
+    quote = connection.ops.quote_name
+    tables = [quote(model._meta.db_table) for model in SUMMARIES]
+    counted = _counted()
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM main.{table} WHERE 0")
+    try:
+        _build()
+        with transaction.atomic(), connection.cursor() as cursor:
+            for table in tables:
+                cursor.execute(f"DELETE FROM main.{table}")
+                cursor.execute(f"INSERT INTO main.{table} SELECT * FROM temp.{table}")
+            return _recorded(counted, started)
+    finally:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [REFRESH_LOCK])
-    # every request committed by now has its change committed too, so this refresh counts it
-    counted = SummaryRefreshRequest.objects.aggregate(last=Max("pk"))["last"]
-    for model in (EventSummary, RaceMatchupSummary, CoachSummary, CoachRaceSummary):
+            for table in tables:
+                cursor.execute(f"DROP TABLE IF EXISTS temp.{table}")
+
+
+def _build() -> None:
+    """Empty the summary tables and fill them from the games, roll-ups included."""
+    for model in SUMMARIES:
         model.objects.all().delete()
     record_columns = [*SLICE, "games", "wins", "draws", "losses"]
 
@@ -173,6 +216,9 @@ def summaries_refresh() -> SummaryRefresh:
     ):
         _roll_up(model, keys, totals)
 
+
+def _recorded(counted: int | None, started: float) -> SummaryRefresh:
+    """The refresh's own record, last, and the requests it counted answered."""
     games = EventSummary.objects.aggregate(total=Sum("games"))["total"] or 0
     if counted is not None:
         SummaryRefreshRequest.objects.filter(pk__lte=counted).delete()

@@ -14,6 +14,7 @@ from ratingsite.login_limits import AccountFailures
 
 from . import selectors, signals
 from .models import (
+    PUBLIC_STATUSES,
     Award,
     Coach,
     Event,
@@ -109,9 +110,12 @@ def _is_backdated(event: Event) -> bool:
     )
 
 
-def _refresh_statistics() -> None:
-    """Games changed without a recalculation (drafts, unsanctioned events): rebuild the statistics."""
-    signals.record_changed.send(sender=Game)
+def _refresh_statistics(event: Event) -> None:
+    """An event's games changed without a recalculation: rebuild the statistics if they show it (open
+    play). A draft's, a submitted or a rejected event's games are in no statistic: no refresh, which
+    would only hold SQLite's write lock for seconds while the organiser goes on."""
+    if event.status in PUBLIC_STATUSES:
+        signals.record_changed.send(sender=Game)
 
 
 def _request_recalculation(*, trigger: str, since: dt.date, reason: str, actor) -> None:
@@ -250,7 +254,7 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
             trigger="corrected", since=game.played_at.date(), reason=f"corrected game in {game.event.name}", actor=actor
         )
     else:
-        _refresh_statistics()
+        _refresh_statistics(game.event)
     return game
 
 
@@ -429,7 +433,7 @@ def _write_results(event: Event, entries, played_at: dict) -> None:
                 for entry in games
             ], batch_size=1000)
             GameSide.objects.bulk_create([side for game in created for side in game_sides_for(game)], batch_size=1000)
-            _refresh_statistics()
+            _refresh_statistics(event)
     except IntegrityError as exc:
         raise ValidationError(f"The database refused these results ({exc}); nothing was saved.") from exc
 

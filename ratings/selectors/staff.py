@@ -37,8 +37,9 @@ def run_get(*, pk: int) -> RecalculationRun:
 
 
 def sanction_runs(*, event: Event) -> list[RecalculationRun]:
-    """The runs the event's latest sanction queued, one per system, each with `expected`: the seconds
-    its system's last successful run took (None before the first). Empty if it was never sanctioned."""
+    """The runs the event's latest sanction queued, one per system (a run the sweep retried: its
+    retry), each with `expected`: the seconds its system's last successful run took (None before the
+    first). Empty if it was never sanctioned."""
     record = (
         AuditRecord.objects.filter(object_type=event._meta.model_name, object_id=str(event.pk), action=Action.EVENT_SANCTION)
         .order_by("-at", "-id").first()
@@ -52,6 +53,10 @@ def sanction_runs(*, event: Event) -> list[RecalculationRun]:
     runs: dict[int, RecalculationRun] = {}
     for run in queued:
         runs.setdefault(run.system_id, run)
+    for system_id, run in list(runs.items()):
+        retry = run.retries.select_related("system").order_by("pk").last()
+        if retry is not None:  # its process was lost and the sweep retried it: the retry carries the sanction on
+            runs[system_id] = retry
     for run in runs.values():
         done = RecalculationRun.objects.filter(system=run.system_id, status=RunStatus.SUCCEEDED).exclude(pk=run.pk).exclude(duration=None)
         run.expected = done.order_by("-finished_at").values_list("duration", flat=True).first()

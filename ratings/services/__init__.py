@@ -23,6 +23,8 @@ from ratings.services.requests import (
     recalculation_request,
     recalculation_request_all,
     recalculation_rerun,
+    recalculation_resend,
+    recalculation_retry,
 )
 
 __all__ = [
@@ -45,5 +47,7 @@ __all__ = [
     "recalculation_request",
     "recalculation_request_all",
     "recalculation_rerun",
+    "recalculation_resend",
+    "recalculation_retry",
     "recalculation_sweep",
 ]

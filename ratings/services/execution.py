@@ -65,6 +65,8 @@ def recalculation_execute(
     run = RecalculationRun.objects.select_related("system").get(pk=run_id)
     if run.status in (RunStatus.SUCCEEDED, RunStatus.CANCELLED):
         return run
+    if run.status == RunStatus.FAILED and run.retries.exists():
+        return run  # its lost message redelivered at last: its retry carries it out
     recalculation_sweep(system=run.system)  # a lost run of the system fails first, and its tables go
     with run_lease(run.pk):
         return _carry_out(

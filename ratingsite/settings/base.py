@@ -141,6 +141,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the page requests read while a recalculation writes.
     DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;"
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+    # One writer at a time: a request's write waits its turn behind background work (a run, the
+    # statistics refresh) for up to the longest such write, instead of failing at once with
+    # "database is locked" after SQLite's 5 s.
+    DATABASES["default"]["OPTIONS"]["timeout"] = float(os.environ.get("SQLITE_BUSY_TIMEOUT", "60"))
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # the covering indexes' INCLUDE columns are PostgreSQL's; SQLite keeps the index on its keys alone
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
@@ -268,6 +272,11 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 DJANGO_TABLES2_TEMPLATE = "django_tables2/site_table.html"
 
 COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]
+
+# A run whose message went out this long ago and that no worker has taken, or a statistics or
+# accuracy refresh still unanswered, is sent again: the broker lost it (Redis restarted without
+# persistence, failed over, evicted the key).
+RECALCULATION_RESEND_AFTER = timedelta(minutes=int(os.environ.get("RECALCULATION_RESEND_AFTER_MINUTES", "5")))
 
 # A recalculation task that runs longer is stopped (its transaction rolls back, the previous
 # rankings stay and the run is recorded as failed), so a wedged run cannot hold its system's lock.

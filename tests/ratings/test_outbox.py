@@ -99,6 +99,39 @@ def test_a_run_carried_out_by_its_caller_is_owed_no_message(monkeypatch):
     assert run.enqueued_at is not None and dispatch_queued_runs() == 0 and broker.sent == []
 
 
+def test_a_run_whose_message_the_broker_lost_is_sent_again_once_queued_past_the_bound(
+    monkeypatch, settings, django_capture_on_commit_callbacks,
+):
+    broker = Broker(monkeypatch)
+    runs = request_all(django_capture_on_commit_callbacks)
+    ids = [run.pk for run in runs]
+    assert broker.sent == [ids]  # went out; then the broker lost them (restarted without persistence, say)
+    age(runs, seconds=3600)
+    stored = RecalculationRun.objects.filter(pk__in=ids)
+    stored.update(enqueued_at=timezone.now() - settings.RECALCULATION_RESEND_AFTER + dt.timedelta(seconds=30))
+    assert dispatch_queued_runs() == 0 and broker.sent == [ids]  # within the bound: a worker may take it yet
+    stored.update(enqueued_at=timezone.now() - settings.RECALCULATION_RESEND_AFTER - dt.timedelta(seconds=30))
+    taken = runs[0]
+    RecalculationRun.objects.filter(pk=taken.pk).update(worker="worker-1:4242")  # a worker named itself: taken
+    assert dispatch_queued_runs() == len(ids) - 1
+    assert broker.sent == [ids, ids[1:]]
+    assert {run.pk: run.enqueued_at > timezone.now() - dt.timedelta(minutes=1) for run in stored} == {
+        pk: pk != taken.pk for pk in ids}
+    assert dispatch_queued_runs() == 0 and len(broker.sent) == 2  # sent again once, not every minute
+
+
+def test_a_resent_run_the_broker_does_not_take_waits_in_the_outbox(monkeypatch, settings, django_capture_on_commit_callbacks):
+    broker = Broker(monkeypatch)
+    runs = request_all(django_capture_on_commit_callbacks)
+    age(runs, seconds=3600)
+    RecalculationRun.objects.update(enqueued_at=timezone.now() - settings.RECALCULATION_RESEND_AFTER - dt.timedelta(minutes=1))
+    broker.up = False
+    assert dispatch_queued_runs() == 0
+    assert set(RecalculationRun.objects.values_list("enqueued_at", flat=True)) == {None}  # owed its message again
+    broker.up = True
+    assert dispatch_queued_runs() == len(runs)
+
+
 def test_an_accuracy_refresh_the_broker_did_not_take_stays_owed_and_the_dispatcher_sends_it_once(monkeypatch):
     broker = Broker(monkeypatch)
     broker.up = False
@@ -116,6 +149,21 @@ def test_an_accuracy_refresh_the_broker_did_not_take_stays_owed_and_the_dispatch
     assert broker.sent == [[[elo.pk]]]  # sent once
 
 
+def test_an_accuracy_refresh_the_broker_lost_is_sent_again_past_the_bound(monkeypatch, settings):
+    broker = Broker(monkeypatch)
+    elo = RatingSystem.objects.get(slug="elo")
+    assert services.accuracy_refresh_request(system_ids=[elo.pk]) is True
+    sent_at = timezone.now() - settings.RECALCULATION_RESEND_AFTER
+    AccuracyRefreshRequest.objects.update(created_at=sent_at - dt.timedelta(hours=1), enqueued_at=sent_at + dt.timedelta(seconds=30))
+    dispatch_queued_runs()
+    assert broker.sent == [[[elo.pk]]]  # within the bound: a worker may still take it
+    AccuracyRefreshRequest.objects.update(enqueued_at=sent_at - dt.timedelta(seconds=30))
+    dispatch_queued_runs()
+    assert broker.sent == [[[elo.pk]], [[elo.pk]]]
+    dispatch_queued_runs()
+    assert len(broker.sent) == 2  # once per bound
+
+
 def test_the_dispatcher_leaves_an_accuracy_refresh_whose_sender_may_still_be_sending_it(monkeypatch):
     broker = Broker(monkeypatch)
     young = AccuracyRefreshRequest.objects.create(system=RatingSystem.objects.get(slug="elo"))
@@ -124,6 +172,33 @@ def test_the_dispatcher_leaves_an_accuracy_refresh_whose_sender_may_still_be_sen
     AccuracyRefreshRequest.objects.update(created_at=timezone.now() - dt.timedelta(seconds=60))
     dispatch_queued_runs()
     assert broker.sent == [[[young.system_id]]]
+
+
+def test_a_run_that_ends_while_others_of_its_batch_are_queued_leaves_the_refresh_to_the_last(monkeypatch):
+    broker = Broker(monkeypatch)
+    elo, glicko = RatingSystem.objects.get(slug="elo"), RatingSystem.objects.get(slug="glicko")
+    first = services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)
+    last = services.recalculation_request(system=glicko, trigger=Trigger.MANUAL, enqueue=False)
+    assert recalculate.apply(args=[first.pk]).get() == RunStatus.SUCCEEDED
+    assert broker.sent == []  # glicko's run is still queued: its ranking first
+    AccuracyRefreshRequest.objects.update(created_at=timezone.now() - dt.timedelta(seconds=60))
+    dispatch_queued_runs()
+    assert broker.sent == []  # nor does the dispatcher send it while a run is queued
+    assert recalculate.apply(args=[last.pk]).get() == RunStatus.SUCCEEDED
+    assert broker.sent == [[sorted([elo.pk, glicko.pk])]]  # one refresh, after the last
+
+
+def test_the_dispatcher_sends_an_owed_refresh_older_than_a_run_may_take_even_while_runs_go_on(monkeypatch, settings):
+    broker = Broker(monkeypatch)
+    elo = RatingSystem.objects.get(slug="elo")
+    services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)  # queued, and stays so
+    services.accuracy_refresh_request(system_ids=[elo.pk])
+    AccuracyRefreshRequest.objects.update(created_at=timezone.now() - dt.timedelta(seconds=settings.RECALCULATION_TIME_LIMIT - 60))
+    dispatch_queued_runs()
+    assert broker.sent == []
+    AccuracyRefreshRequest.objects.update(created_at=timezone.now() - dt.timedelta(seconds=settings.RECALCULATION_TIME_LIMIT + 60))
+    dispatch_queued_runs()
+    assert broker.sent == [[[elo.pk]]]
 
 
 def test_the_next_accuracy_refresh_that_reaches_the_broker_takes_the_systems_owed_with_it(monkeypatch):

@@ -3,10 +3,13 @@ import datetime as dt
 from itertools import combinations
 
 import pytest
+from django.utils import timezone
 
 from stats import selectors
 from stats.filters import Filters
+from stats.models import SummaryRefresh, SummaryRefreshRequest
 from stats.services import summaries_refresh
+from stats.tasks import dispatch_owed_refresh
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play, race, variant
 from tournaments.federation import RANKED_RACES
 from tournaments.models import Race
@@ -284,3 +287,15 @@ def test_refresh_task(league):
     from stats.tasks import refresh_summaries
 
     assert refresh_summaries.delay().get() == 9
+
+
+def test_a_refresh_whose_message_the_broker_lost_is_sent_again_past_the_bound(league, settings):
+    now = timezone.now()
+    refreshes = SummaryRefresh.objects.count()
+    sent_at = now - settings.RECALCULATION_RESEND_AFTER
+    lost = SummaryRefreshRequest.objects.create(created_at=now - dt.timedelta(hours=1), enqueued_at=sent_at + dt.timedelta(seconds=30))
+    assert dispatch_owed_refresh() is False  # within the bound: a worker may still take it
+    SummaryRefreshRequest.objects.filter(pk=lost.pk).update(enqueued_at=sent_at - dt.timedelta(seconds=30))
+    assert dispatch_owed_refresh() is True  # sent again (no broker here: carried out at once)
+    assert not SummaryRefreshRequest.objects.exists()
+    assert SummaryRefresh.objects.count() == refreshes + 1 and SummaryRefresh.objects.order_by("pk").last().games == 9

@@ -4,9 +4,12 @@ import datetime as dt
 import pytest
 
 from ratings.models import RecalculationRun, RunStatus
+from stats.models import SummaryRefreshRequest
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.roles import organiser
 from tournaments import services, signals
 from tournaments.models import EventStatus
+from tournaments.uploads import GameEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -45,3 +48,37 @@ def test_an_edit_waits_while_a_receiver_says_the_event_is_held():
     finally:
         signals.event_change_blocked.disconnect(dispatch_uid="test-held")
     services._ensure_not_recalculating(event)  # nobody holds it now
+
+
+@pytest.fixture
+def refreshes():
+    """The statistics refreshes the record's services asked for."""
+    calls = []
+
+    def listener(sender, **kwargs):
+        calls.append(sender)
+
+    signals.record_changed.connect(listener, dispatch_uid="test-record-listener")
+    yield calls
+    signals.record_changed.disconnect(dispatch_uid="test-record-listener")
+
+
+def test_a_drafts_upload_asks_for_no_statistics_refresh_as_the_statistics_do_not_show_it(refreshes):
+    owner = organiser()
+    event = EventFactory(start_date=dt.date(2024, 5, 4), status=EventStatus.DRAFT, organiser=owner)
+    home, away = CoachFactory(), CoachFactory()
+    games = [GameEntry(line=1, round=1, date=event.start_date, home_coach=home.number, home_race="human",
+                       away_coach=away.number, away_race="orc", home_td=2)]
+    services.results_upload(event=event, actor=owner, games=games)
+    assert event.games.get().home_touchdowns == 2
+    game = event.games.get()
+    services.game_correct(game=game, actor=None, home_touchdowns=1)  # staff's correction of a draft's game
+    assert refreshes == [] and not SummaryRefreshRequest.objects.exists()
+
+
+def test_an_open_play_correction_refreshes_the_statistics_which_count_it(refreshes):
+    event = EventFactory(start_date=dt.date(2024, 5, 4), status=EventStatus.OPEN_PLAY)
+    game = play(RoundFactory(event=event, number=1), CoachFactory(), CoachFactory(), (1, 0))
+    services.game_correct(game=game, actor=None, home_touchdowns=0, away_touchdowns=2)
+    assert len(refreshes) == 1
+    assert not RecalculationRun.objects.exists()  # open play is unrated: no run

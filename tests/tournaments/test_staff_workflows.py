@@ -256,6 +256,18 @@ def test_the_runs_list_and_a_runs_log_and_error(client, sam):
     assert "12 games to replay" in detail and "Traceback: &lt;boom&gt;" in detail
 
 
+def test_a_lost_run_and_its_retry_link_to_each_other(client, sam):
+    system = RatingSystem.objects.get(slug="knsb")
+    lost = RecalculationRun.objects.create(system=system, trigger="manual", status=RunStatus.FAILED, from_date=DAY)
+    retry = RecalculationRun.objects.create(system=system, trigger=Trigger.RETRY, from_date=DAY, retry_of=lost,
+                                            reason=f"retry of run {lost.pk}, whose process was lost")
+    detail = client.get(f"/staff/runs/{lost.pk}/").content.decode()
+    assert f'Retried as</dt><dd><a href="/staff/runs/{retry.pk}/">run {retry.pk}</a> (queued)' in detail
+    detail = client.get(f"/staff/runs/{retry.pk}/").content.decode()
+    assert f'Retry of</dt><dd><a href="/staff/runs/{lost.pk}/">run {lost.pk}</a>, whose process was lost' in detail
+    assert "Retry of a run whose process was lost: retry of run" in detail
+
+
 def test_a_rerun_is_a_new_run_of_the_same_system_from_the_same_date(client, sam, django_capture_on_commit_callbacks):
     system = RatingSystem.objects.get(slug="knsb")
     failed = RecalculationRun.objects.create(system=system, trigger="manual", status=RunStatus.FAILED, from_date=DAY)

@@ -5,7 +5,7 @@ from concurrent.futures import Future
 
 import pytest
 
-from ratings.models import CurrentRating, RatingSystem, RecalculationRun, RunStatus
+from ratings.models import AccuracyRefreshRequest, AccuracyReport, CurrentRating, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratingsite import after_response as workers  # the thread the runs go on in, after the answer
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser, staff
@@ -159,3 +159,75 @@ def test_a_running_run_shows_how_long_it_has_run_against_its_systems_last_run(db
     text = client.get(f"/staff/events/{event.pk}/recalculation/").content.decode()
     assert "running for 5 s; the last run took 12 s" in text
     assert re.search(r'<progress value="5\.\d" max="12\.0"></progress>', text)  # a second at most passed meanwhile
+
+
+@pytest.fixture
+def refreshes(monkeypatch):
+    """Each accuracy refresh carried out: its systems, and the runs' statuses when it began."""
+    from ratings import tasks
+
+    calls = []
+    real = tasks.accuracy_reports_refresh
+
+    def refresh(*, systems):
+        calls.append(([system.slug for system in systems], statuses()))
+        return real(systems=systems)
+
+    monkeypatch.setattr(tasks, "accuracy_reports_refresh", refresh)
+    return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_broker_the_accuracy_refresh_runs_once_after_the_last_run_of_a_sanction(client, submitted, monkeypatch, refreshes):
+    held = HeldThread()
+    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+    event, _ = submitted
+    client.force_login(staff("sam"))
+    client.post(f"/staff/events/{event.pk}/sanction/", {})
+    held.carry_out()
+    systems = sorted(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
+    # rankings first: no run waited for a refresh; the one refresh covers every system
+    assert [(sorted(slugs), seen) for slugs, seen in refreshes] == [(systems, [RunStatus.SUCCEEDED] * len(systems))]
+    assert AccuracyReport.objects.filter(run__status=RunStatus.SUCCEEDED).count() == len(systems)
+    assert not AccuracyRefreshRequest.objects.filter(enqueued_at=None).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_last_run_still_lets_the_others_accuracy_refresh_go(client, submitted, monkeypatch, refreshes):
+    from ratings.services import execution
+
+    held = HeldThread()
+    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+    real = execution._recalculate
+    event, _ = submitted
+    client.force_login(staff("sam"))
+    client.post(f"/staff/events/{event.pk}/sanction/", {})
+    last = RecalculationRun.objects.order_by("pk").last().system  # its run is the thread's last job
+
+    def broken_for_the_last(system, **kwargs):
+        if system.pk == last.pk:
+            raise RuntimeError("the last engine broke")
+        return real(system, **kwargs)
+
+    monkeypatch.setattr(execution, "_recalculate", broken_for_the_last)
+    held.carry_out()
+    assert RecalculationRun.objects.get(system=last).status == RunStatus.FAILED
+    others = sorted(RatingSystem.objects.filter(active=True).exclude(pk=last.pk).values_list("slug", flat=True))
+    assert [sorted(slugs) for slugs, _ in refreshes] == [others]
+    assert not AccuracyRefreshRequest.objects.filter(enqueued_at=None).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_progress_page_follows_a_lost_run_to_its_retry(client, submitted, monkeypatch):
+    held = HeldThread()
+    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+    event, _ = submitted
+    client.force_login(staff("sam"))
+    response = client.post(f"/staff/events/{event.pk}/sanction/", {})
+    lost = RecalculationRun.objects.order_by("pk").first()
+    RecalculationRun.objects.filter(pk=lost.pk).update(status=RunStatus.FAILED, error="lost")
+    retry = RecalculationRun.objects.create(system=lost.system, trigger=Trigger.RETRY, from_date=lost.from_date, retry_of=lost)
+    page = client.get(response["Location"])
+    runs = page.context["runs"]
+    assert retry.pk in [run.pk for run in runs] and lost.pk not in [run.pk for run in runs]
+    assert len(runs) == RatingSystem.objects.filter(active=True).count()
