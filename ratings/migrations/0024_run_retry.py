@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ratings', '0021_accuracy_refresh_outbox'),
+        ('ratings', '0023_published_key_index'),
     ]
 
     operations = [
