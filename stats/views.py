@@ -15,7 +15,7 @@ from django_tables2 import RequestConfig
 
 from ratings import selectors as ratings_selectors
 from ratingsite import charts, formatting
-from ratingsite.page_cache import cached_page
+from ratingsite.page_cache import cached_page, table_parameters
 
 from . import selectors
 from .export import EXPORT_MAX_ROWS, csv_response, rows_csv_response
@@ -42,6 +42,14 @@ from .tables import (
 
 GAME_FILTERS = ("variant", "country", "year", "race", "coach", "sanctioned", "races")
 EXPORT_PARAMS = {"_export", "_table"}
+# what each page reads of the query string beside its tables' paging (ratingsite.page_cache drops the rest)
+WIN_RATIO_FILTERS = (*GAME_FILTERS, "min_games")
+HEAD_TO_HEAD_FILTERS = ("variant", "year", "sanctioned")
+DIFFERENTIAL_FILTERS = ("coach", "variant", "country", "year", "sanctioned", "races")
+TOP_FILTERS = ("variant", "country", "nationality", "year", "sanctioned", "races")
+AWARD_FILTERS = ("variant", "country", "year", "coach")
+LEGEND_FILTERS = ("variant", "sanctioned", "races")
+MAP_FILTERS = ("variant", "year", "sanctioned")
 PER_PAGE = 50
 
 PAGES = [
@@ -129,7 +137,7 @@ def index(request):
     return _page(request, "stats/index.html", {"title": "Statistics", "totals": selectors.event_totals()})
 
 
-@cached_page
+@cached_page(reads=(*GAME_FILTERS, "event", *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def games(request):
     filterset, filters = _filters(request, (*GAME_FILTERS, "event"), queryset=selectors.games_list())
@@ -147,10 +155,10 @@ def games(request):
     return _page(request, "stats/games.html", context)
 
 
-@cached_page
+@cached_page(reads=(*WIN_RATIO_FILTERS, *EXPORT_PARAMS, *table_parameters("race-", "coach-")))
 @canonical_query
 def win_ratios(request):
-    filterset, filters = _filters(request, (*GAME_FILTERS, "min_games"))
+    filterset, filters = _filters(request, WIN_RATIO_FILTERS)
     context = {"title": "Win ratios", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/win_ratios.html", {**context, "errors": filterset.messages()})
@@ -163,7 +171,7 @@ def win_ratios(request):
     return _page(request, "stats/win_ratios.html", {**context, "races": races, "coaches": coaches})
 
 
-@cached_page
+@cached_page(reads=(*GAME_FILTERS, *EXPORT_PARAMS))
 @canonical_query
 def race_grid(request):
     filterset, filters = _filters(request, GAME_FILTERS)
@@ -176,7 +184,7 @@ def race_grid(request):
     return _page(request, "stats/race_grid.html", {**context, "grid": grid, "grid_rows": charts.race_grid(grid)})
 
 
-@cached_page
+@cached_page(reads=(*RankOverTimeForm.base_fields, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def rank_over_time(request):
     form = RankOverTimeForm(request.GET)
@@ -221,11 +229,11 @@ def rank_over_time(request):
     return _page(request, "stats/rank_over_time.html", context)
 
 
-@cached_page
+@cached_page(reads=(*HeadToHeadForm.base_fields, *HEAD_TO_HEAD_FILTERS, *EXPORT_PARAMS, *table_parameters("", "games-")))
 @canonical_query
 def head_to_head(request):
     form = HeadToHeadForm(request.GET)
-    filterset, filters = _filters(request, ("variant", "year", "sanctioned"))
+    filterset, filters = _filters(request, HEAD_TO_HEAD_FILTERS)
     context = {"title": "Head-to-head", "form": form, "filterset": filterset, "max_coaches": selectors.HEAD_TO_HEAD_MAX}
     errors = ([] if form.is_valid() else form.errors["coach"]) + ([] if filters is not None else filterset.messages())
     if errors:
@@ -258,10 +266,10 @@ def head_to_head(request):
     return _page(request, "stats/head_to_head.html", context)
 
 
-@cached_page
+@cached_page(reads=(*DIFFERENTIAL_FILTERS, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def differentials(request):
-    filterset, filters = _filters(request, ("coach", "variant", "country", "year", "sanctioned", "races"))
+    filterset, filters = _filters(request, DIFFERENTIAL_FILTERS)
     context = {"title": "Differentials", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/differentials.html", {**context, "errors": filterset.messages()})
@@ -275,10 +283,10 @@ def differentials(request):
     return _page(request, "stats/differentials.html", context)
 
 
-@cached_page
+@cached_page(reads=(*TOP_FILTERS, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def top(request):
-    filterset, filters = _filters(request, ("variant", "country", "nationality", "year", "sanctioned", "races"))
+    filterset, filters = _filters(request, TOP_FILTERS)
     context = {"title": "Top 10s", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/top.html", {**context, "errors": filterset.messages()})
@@ -300,10 +308,10 @@ def top(request):
     return _page(request, "stats/top.html", {**context, "sections": sections})
 
 
-@cached_page
+@cached_page(reads=(*AWARD_FILTERS, *EXPORT_PARAMS, *table_parameters("event-", "coach-", "category-")))
 @canonical_query
 def awards(request):
-    filterset, filters = _filters(request, ("variant", "country", "year", "coach"))
+    filterset, filters = _filters(request, AWARD_FILTERS)
     context = {"title": "Awards", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/awards.html", {**context, "errors": filterset.messages()})
@@ -319,10 +327,10 @@ def awards(request):
     return _page(request, "stats/awards.html", {**context, **tables})
 
 
-@cached_page
+@cached_page(reads=(*LEGEND_FILTERS, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def legends(request):
-    filterset, filters = _filters(request, ("variant", "sanctioned", "races"))
+    filterset, filters = _filters(request, LEGEND_FILTERS)
     context = {"title": "Legends", "filterset": filterset, "threshold": selectors.LEGEND_RACES}
     if filters is None:
         return _page(request, "stats/legends.html", {**context, "errors": filterset.messages()})
@@ -335,10 +343,10 @@ def legends(request):
     return _page(request, "stats/legends.html", {**context, **tables})
 
 
-@cached_page
+@cached_page(reads=(*MAP_FILTERS, "region", *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def world_map(request):
-    filterset, filters = _filters(request, ("variant", "year", "sanctioned"))
+    filterset, filters = _filters(request, MAP_FILTERS)
     region = request.GET.get("region", "world")
     context = {
         "title": "Map", "filterset": filterset, "regions": [(key, value[0]) for key, value in charts.REGIONS.items()], "region": region,

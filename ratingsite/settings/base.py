@@ -144,6 +144,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 # an upload within the limit is read in memory, never spooled to a temporary file
 FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 
+# How many uncached public pages anonymous visitors may have rendering at once, site-wide (the
+# page cache's slots, shared through Redis), and how many CSV downloads: past that a request waits
+# a moment, then gets a 503 with Retry-After, so random query strings or a crowd of downloads
+# never hold every worker (production runs four).
+PAGE_RENDER_SLOTS = int(os.environ.get("PAGE_RENDER_SLOTS", "2"))
+PAGE_EXPORT_SLOTS = int(os.environ.get("PAGE_EXPORT_SLOTS", "1"))
+
 # Addresses (or networks, 10.0.0.0/8) of the reverse proxies in front of the site: only a request
 # from one of them has its X-Forwarded-For read for the client's address; none by default.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
