@@ -4,6 +4,7 @@ Every filter lives in the query string, so the address of a page is its share li
 are dropped with a redirect, coaches typed by name become federation numbers the same way, and a
 tampered value gets a message (status 400), never an error page.
 """
+from dataclasses import replace
 from functools import wraps
 from urllib.parse import urlencode
 
@@ -51,6 +52,10 @@ AWARD_FILTERS = ("variant", "country", "year", "coach")
 LEGEND_FILTERS = ("variant", "sanctioned", "races")
 MAP_FILTERS = ("variant", "year", "sanctioned")
 PER_PAGE = 50
+# races per page on either side of a race grid larger than that (every race and roster: hundreds,
+# whose whole grid was 22 MB of HTML): the row races by `page`, the column races by `against_page`
+GRID_PAGE = 40
+GRID_PAGES = ("page", "against_page")
 
 PAGES = [
     ("stats_games", "Games", "Every recorded game, by variant, country, year, race, coach or event."),
@@ -171,17 +176,35 @@ def win_ratios(request):
     return _page(request, "stats/win_ratios.html", {**context, "races": races, "coaches": coaches})
 
 
-@cached_page(reads=(*GAME_FILTERS, *EXPORT_PARAMS))
+@cached_page(reads=(*GAME_FILTERS, *EXPORT_PARAMS, *GRID_PAGES))
 @canonical_query
 def race_grid(request):
     filterset, filters = _filters(request, GAME_FILTERS)
     context = {"title": "Race grid", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/race_grid.html", {**context, "errors": filterset.messages()})
-    grid = selectors.race_grid(selectors.race_matchups(filters), filters)
+    grid = selectors.race_grid_kept(filters)
     if request.GET.get("_export") == "csv":
         return rows_csv_response(grid.csv_rows(), "race-grid")
-    return _page(request, "stats/race_grid.html", {**context, "grid": grid, "grid_rows": charts.race_grid(grid)})
+    rows = _grid_part(request, grid.races, "page", "Row races")
+    columns = _grid_part(request, grid.opponents, "against_page", "Column races")
+    shown = replace(grid, races=rows["races"], opponents=columns["races"])
+    return _page(request, "stats/race_grid.html", {
+        **context, "grid": grid, "shown": shown, "grid_rows": charts.race_grid(shown), "grid_parts": [rows, columns],
+    })
+
+
+def _grid_part(request, races: list, parameter: str, label: str) -> dict:
+    """The races of one side of the grid on the page asked (all of them up to GRID_PAGE), with the
+    links to the pages before and after."""
+    page = Paginator(races, GRID_PAGE).get_page(request.GET.get(parameter))
+    part = {"races": list(page.object_list), "label": label, "page": page, "links": []}
+    if page.paginator.num_pages > 1:
+        for number in page.paginator.page_range:
+            query = dict(request.GET.lists()) | {parameter: [str(number)]}
+            shown = page.paginator.page(number).object_list
+            part["links"].append((number, f"?{urlencode(sorted(query.items()), doseq=True)}", f"{shown[0].name} – {shown[-1].name}"))
+    return part
 
 
 @cached_page(reads=(*RankOverTimeForm.base_fields, *EXPORT_PARAMS, *table_parameters()))
