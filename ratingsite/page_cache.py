@@ -52,8 +52,9 @@ KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
 # how long a request waits for another's render of the same page before rendering it itself
 WAIT = 10.0
 POLL = 0.05
-# how long a request waits for a render or download slot before its 503, and what the 503 says to wait
-SLOT_WAIT = 2.0
+# how long a request waits for a render or download slot before its 503 (it holds a worker meanwhile:
+# short), and what the 503 says to wait
+SLOT_WAIT = 0.5
 RETRY_AFTER = 5
 # a slot a killed process held frees itself: past gunicorn's 30 s timeout, the longest a render lives
 SLOT_TIMEOUT = 60

@@ -102,6 +102,15 @@ def test_a_page_that_is_no_number_is_the_first_page_from_the_cache(client, feder
         assert again == 0 and answer.content == first.content
 
 
+def test_the_whole_ranking_as_csv_is_built_once_then_read_from_the_cache(client, federation):
+    first = client.get("/rankings/elo/?_export=csv")
+    whole = b"".join(first.streaming_content)
+    for url in ("/rankings/elo/?_export=csv", "/rankings/elo/?_export=csv&r=1"):
+        again, answer = queries_of(client, url)
+        assert again == 0 and not answer.streaming and answer.content == whole
+        assert answer["Content-Disposition"] == first["Content-Disposition"]
+
+
 def test_each_query_string_is_its_own_page(client, federation):
     assert table(client.get("/events/"), "Events")["rows"] != table(client.get("/events/?year=2022"), "Events")["rows"]
     assert column(table(client.get("/events/?year=2022"), "Events"), "Event") == ["Paris Classic"]
