@@ -121,6 +121,9 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     export = request.GET.get("_export")
     if export and export not in EXPORT_FORMATS:
         return HttpResponseBadRequest("Only ?_export=csv is offered.", content_type="text/plain")
+    if export and not valid:  # no empty download of its own per refused value
+        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in filterset.form.errors.items())
+        return HttpResponseBadRequest(f"Some filters could not be used ({problems}).", content_type="text/plain; charset=utf-8")
     # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
     # needs no column; a CSV keeps the unfiltered list's header whatever the filters
     sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None

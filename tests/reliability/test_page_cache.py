@@ -91,6 +91,8 @@ def test_a_value_the_filters_refuse_is_a_400_and_kept_nowhere(client, federation
         for _ in range(2):
             rendered, answer = queries_of(client, f"/rankings/elo/?race={value}")
             assert answer.status_code == 400 and rendered > 0
+    answer = client.get("/rankings/elo/?race=x91f3&_export=csv")
+    assert answer.status_code == 400 and "race: Select a valid choice" in answer.content.decode()
     rendered, answer = queries_of(client, "/stats/race-grid/?races=every")
     assert answer.status_code == 400 and "Races is “all” or empty" in answer.content.decode()
 
