@@ -23,3 +23,4 @@ class RatingsConfig(AppConfig):
         signals.results_changed.connect(receivers.recalculate_from, dispatch_uid="ratings-recalculate")
         signals.coach_merged.connect(receivers.forget_merged_coach, dispatch_uid="ratings-merged-coach")
         signals.event_change_blocked.connect(receivers.running_recalculation, dispatch_uid="ratings-running")
+        signals.sanction_previewed.connect(receivers.sanction_preview, dispatch_uid="ratings-sanction-preview")

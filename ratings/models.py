@@ -298,6 +298,11 @@ class Publication(models.Model):
     ranked = models.PositiveIntegerField(default=0)
     starters = models.PositiveIntegerField(default=0)
     complete = models.BooleanField(default=True)
+    digest = models.CharField(
+        max_length=64, blank=True, editable=False,
+        help_text="SHA-256 of the publication and its entries as published (services.publication.publication_digest): "
+                  "verify_ratings recomputes it.",
+    )
 
     class Meta:
         ordering = ["system", "-date", "-edition"]
@@ -342,6 +347,9 @@ class PublishedEntry(models.Model):
         indexes = [
             models.Index(fields=["publication", "overall_rank", "-value", "coach_number"], name="published_ranking_idx"),
             models.Index(fields=["publication", "variant_slug", "race_slug", "overall_rank"], name="published_filter_idx"),
+            # a key's published figures month by month (rank over time): without it, every entry of
+            # its group on every publication is read, millions for a system rated across races
+            models.Index(fields=["coach_number", "variant_slug", "race_slug", "publication"], name="published_key_idx"),
         ]
 
     def __str__(self):

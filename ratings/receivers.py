@@ -1,4 +1,6 @@
 """What the ratings do when the record changes (tournaments.signals), connected in RatingsConfig.ready."""
+from django.template.loader import render_to_string
+
 from ratings import selectors, services
 from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingListEntry
 from ratingsite import page_cache
@@ -31,3 +33,8 @@ def running_recalculation(sender, *, event, **kwargs) -> str | None:
         f"The {run.system.name} ratings are being recalculated from {since} (run {run.pk}, "
         f"{run.get_status_display().lower()}): this event cannot change until that run finishes. Try again in a few minutes."
     )
+
+
+def sanction_preview(sender, *, event, **kwargs) -> str:
+    """What sanctioning the event would change in each active system, for its staff review page."""
+    return render_to_string("ratings/staff/_sanction_impact.html", {"event": event, "impacts": selectors.sanction_impact(event=event)})

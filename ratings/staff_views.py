@@ -168,8 +168,14 @@ def list_republish(request, system: str, month: tuple[int, int]):
     if rating_system is None:
         raise Http404(f"There is no rating system “{system}”.")
     try:
+        edition = int(request.POST.get("edition", ""))
+    except ValueError:
+        messages.error(request, "Reload the page of the list and publish again from there: the form did not say which edition it follows.")
+        return redirect("rating_list_detail", rating_system.slug, month)
+    try:
         publication = republish(
             system=rating_system, date=dt.date(*month, 1), actor=request.user, reason=request.POST.get("reason", "")[:1000],
+            edition=edition,
         )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))

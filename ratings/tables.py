@@ -216,6 +216,12 @@ class RankingTable(FastRowsTable):
         self.caption = caption
         self.provisional = provisional
         self._dash = format_html('<abbr title="{}" class="norank">-</abbr>', inactive_rule)
+        self.waiting: dict = {}  # KNSB, the current ranking: (coach, race, variant) ids -> WaitingCount
+
+    def _waiting(self, record):
+        """The key's games waiting for the next list that will count, if any (they are in no figure yet)."""
+        count = self.waiting.get((record.coach_id, record.race_id, record.variant_id)) if self.waiting else None
+        return count if count is not None and count.games else None
 
     def _rank(self, value):
         return ("-", self._dash) if value is None else _plain(str(value))
@@ -272,7 +278,16 @@ class RankingTable(FastRowsTable):
         return _plain("" if record.nv is None else str(record.nv))
 
     def cell_games(self, record):
-        return _plain(str(record.games))
+        text = str(record.games)
+        count = self._waiting(record)
+        if count is None:
+            return _plain(text)
+        extra = f"+ {count.games} waiting"
+        tip = f"{count.games} game{'s' if count.games != 1 else ''} waiting for the list of {count.list_date:%Y-%m-%d}: not counted yet"
+        return f"{text} {extra}", format_html('{} <abbr class="waiting-note" title="{}">{}</abbr>', text, tip, extra)
+
+    def plain_games(self, record):
+        return str(record.games), None
 
     def cell_value_change(self, record):
         return _plain(signed(record.value_change, self.places))
@@ -282,7 +297,16 @@ class RankingTable(FastRowsTable):
         return _plain("" if change is None else f"{change:+d}" if change else "0")
 
     def cell_last_played(self, record):
+        count = self._waiting(record)
+        if count is not None and (record.last_played is None or count.last_played > record.last_played):
+            text = f"{count.last_played:%Y-%m-%d} (waiting)"
+            tip = f"a game waiting for the list of {count.list_date:%Y-%m-%d}; the last counted was " + (
+                f"{record.last_played:%Y-%m-%d}" if record.last_played else "none")
+            return text, format_html('<span class="waiting-note" title="{}">{}</span>', tip, text)
         return _plain(f"{record.last_played:%Y-%m-%d}" if record.last_played else "")
+
+    def plain_last_played(self, record):
+        return f"{record.last_played:%Y-%m-%d}" if record.last_played else "", None
 
 
 class ListRankingTable(RankingTable):

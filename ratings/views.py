@@ -8,7 +8,7 @@ import math
 from collections import defaultdict
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -40,7 +40,7 @@ from ratings.tuning.selectors import parameter_search_latest
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import fixed, rating_places
-from ratingsite.page_cache import cached_page, paginate_table, table_parameters
+from ratingsite.page_cache import bad_parameter_page, cached_page, paginate_table, table_parameters
 from tournaments import permissions as perms
 from tournaments.models import Coach, Event
 from tournaments.selectors import coach_directory, coach_game_counts, coach_get, coach_numbers_known
@@ -113,17 +113,24 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
             table_class = ListRankingTable
         else:
             raise Http404(f"{system.name} has no list dated {month[0]:04d}-{month[1]:02d}-01.")
-    filterset = filter_class(request.GET, queryset=queryset, per_race=system.per_race)
+    # one variant at a time by default, the most played: ratings of two variants are never compared,
+    # so a list of every variant interleaves their ranks; `?variant=` (empty) asks for all of them
+    rated_variants = selectors.ranking_variants(system)
+    params = request.GET
+    if "variant" not in params and rated_variants:
+        params = params.copy()
+        params["variant"] = rated_variants[0]["variant__slug"]
+    filterset = filter_class(params, queryset=queryset, per_race=system.per_race)
     valid = filterset.is_valid()
     data = filterset.qs if valid else queryset.none()
     race = filterset.form.cleaned_data.get("race") if valid else None
     variant = filterset.form.cleaned_data.get("variant") if valid else None
     export = request.GET.get("_export")
     if export and export not in EXPORT_FORMATS:
-        return HttpResponseBadRequest("Only ?_export=csv is offered.", content_type="text/plain")
+        return bad_parameter_page(request, "Only ?_export=csv is offered.")
     if export and not valid:  # no empty download of its own per refused value
         problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in filterset.form.errors.items())
-        return HttpResponseBadRequest(f"Some filters could not be used ({problems}).", content_type="text/plain; charset=utf-8")
+        return bad_parameter_page(request, f"Some filters could not be used ({problems}).")
     # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
     # needs no column; a CSV keeps the unfiltered list's header whatever the filters
     sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None
@@ -139,6 +146,8 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         values = table.as_values()
         return csv_download(next(values), values, filename=f"{system.slug}-ranking-{stamp}")
     _paginate(request, table)
+    if month is None and system.method == Method.KNSB:  # games not on a list yet, beside the counted ones
+        table.waiting = selectors.ranking_waiting(system, coach_ids={row.record.coach_id for row in table.page.object_list})
     if publication is not None:  # where the live recomputation disagrees, its figure beside
         table.show_revisions(selectors.revised_values(publication, table.page_records()))
     return render(request, "ratings/ranking.html", {
@@ -152,7 +161,22 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         "provisional": provisional,
         "export_query": _query_without(request, "page", "_export"),
         "share_url": request.build_absolute_uri(),
+        "variant_links": _variant_links(request, rated_variants, params.get("variant", "")),
+        # the summary of folded filters names those asked for, not the default variant
+        "filters_set": [name for name in filterset.form.changed_data if name != "variant" or "variant" in request.GET],
+        "every_variant": valid and variant is None,
     }, status=200 if valid else 400)  # a filter the form refuses is no page of its own, nor cached
+
+
+def _variant_links(request, rated_variants: list[dict], chosen: str) -> list[dict]:
+    """The ranking's switch: each variant the system rates, then all of them, with the other filters."""
+    links = []
+    for slug, name in [*((v["variant__slug"], v["variant__name"]) for v in rated_variants), ("", "All variants")]:
+        query = request.GET.copy()
+        query.pop("page", None)
+        query["variant"] = slug
+        links.append({"name": name, "url": f"?{query.urlencode()}", "current": slug == chosen})
+    return links
 
 
 def _ranking_caption(system, rating_list, filterset) -> str:
@@ -224,6 +248,12 @@ def coach_detail(request, number: int):
         rating.breakdown_url = breakdown_url(
             rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
         )
+    waiting = selectors.coach_waiting(coach, systems)
+    for note in waiting:
+        note.breakdown_url = breakdown_url(note.system.slug, coach.number, note.race.slug if note.race else None, note.variant.slug)
+    by_key = {(n.system.pk, n.race.pk if n.race else None, n.variant.pk): n for n in waiting}
+    for rating in ratings:
+        rating.waiting = by_key.get((rating.system_id, rating.race_id, rating.variant_id))
     head_to_head = reverse("stats_head_to_head")
     opponents = selectors.coach_opponents(coach)
     for opponent in opponents:
@@ -244,6 +274,7 @@ def coach_detail(request, number: int):
         "ratings": ratings,
         "provisional": [r for r in ratings if r.provisional],
         "idle": [r for r in ratings if r.idle],
+        "waiting": waiting,
         "opponents": opponents,
         "record": record,
         "byes": any(r["byes"] for r in record),
@@ -317,10 +348,10 @@ def breakdown(request, number: int, system: str):
         (p, breakdown_url(system.slug, coach.number, race.slug if race else None, variant.slug, period=p.label))
         for p in result.recent
     ]
-    if not result.periods:
+    if not result.periods and not result.waiting:
         context["missing"] = f"{coach.name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
         return render(request, "ratings/breakdown.html", context, status=404)
-    if result.period is None:
+    if result.period is None and (form.cleaned_data["period"] or not result.waiting):
         context["missing"] = f"There is no period “{form.cleaned_data['period']}” in this breakdown; choose one below."
         return render(request, "ratings/breakdown.html", context, status=404)
     return render(request, "ratings/breakdown.html", context)

@@ -1,15 +1,28 @@
-"""Limits on guessing: the lockout page of the login limits (django-axes) and a throttled password reset."""
+"""Limits on guessing: the lockout page of the login limits (django-axes), the lock of an account
+from every address, the page logins get while the limits' cache is out, and a throttled password reset."""
 import hashlib
+import logging
 import math
 import time
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.signals import user_login_failed
 from django.core.cache import caches
+from django.core.exceptions import PermissionDenied
+from django.dispatch import receiver
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse_lazy
+from redis.exceptions import RedisError
 
 from .middleware import client_address
+
+logger = logging.getLogger(__name__)
+
+# the views whose limits live in the "limits" cache: while it is out they pause instead of failing
+# (the site's reset form has no URL name of its own: the name stays the accounts pages')
+LIMITED_VIEWS = {"login", "admin:login", "ratingsite.login_limits.PasswordResetView"}
 
 
 def _minutes(count: int) -> str:
@@ -27,6 +40,84 @@ def lockout_response(request, *_):
     """The page a login refused for too many failures gets (429): when to try again, and the way out."""
     minutes = math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60)
     return render(request, "registration/lockout.html", {"wait": _minutes(minutes)}, status=429)
+
+
+class AccountFailures:
+    """Failed logins for one account from every address. Its lock comes far later than an address's
+    (LOGIN_ACCOUNT_FAILURE_LIMIT, 200 by default): a guesser spread over many addresses is stopped,
+    but nobody can lock a member out with a handful of wrong passwords. Staff can lift it."""
+
+    def __init__(self, username: str):
+        self.key = f"login-account:{hashlib.sha256(username.strip().casefold().encode()).hexdigest()}"
+
+    @property
+    def count(self) -> int:
+        return caches["limits"].get(self.key, 0)
+
+    @property
+    def locked(self) -> bool:
+        return self.count >= settings.LOGIN_ACCOUNT_FAILURE_LIMIT
+
+    def failed(self) -> None:
+        cache = caches["limits"]
+        timeout = int(settings.AXES_COOLOFF_TIME.total_seconds())
+        if cache.add(self.key, 1, timeout):
+            return
+        try:
+            cache.incr(self.key)
+        except ValueError:  # expired between the two calls
+            cache.set(self.key, 1, timeout)
+        else:
+            cache.touch(self.key, timeout)
+
+    def clear(self) -> None:
+        caches["limits"].delete(self.key)
+
+
+@receiver(user_login_failed, dispatch_uid="ratingsite.login_limits.account_failed")
+def _account_failed(sender, credentials, request=None, **kwargs):
+    username = (credentials or {}).get("username")
+    if username:
+        failures = AccountFailures(username)
+        if not failures.locked:  # a locked account's refusals do not push its end further away
+            failures.failed()
+
+
+class AccountLockBackend:
+    """First of the authentication backends: an account locked from every address is refused before
+    its password is checked, on every login that authenticates (the site's, the admin's). It finds
+    no one (no get_user), so a session is never its to restore."""
+
+    def authenticate(self, request, username=None, **credentials):
+        if username and AccountFailures(username).locked:
+            raise PermissionDenied("This account is locked after too many failed logins.")
+        return None
+
+
+def logins_paused(request) -> HttpResponse:
+    """What a login or a password reset gets while the limits' cache is out (503): the limits stay
+    closed, so nothing is checked and nobody logs in, but the reader knows it is brief."""
+    response = render(request, "registration/logins_paused.html", status=503)
+    response["Retry-After"] = "60"
+    return response
+
+
+class LoginsPausedMiddleware:
+    """Turns a failure of the limits' cache (Redis out) in a login, the admin's or a password reset
+    into the "logins are paused" page instead of a 500; elsewhere the error goes on as it was."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        match = getattr(request, "resolver_match", None)
+        if not isinstance(exception, RedisError) or match is None or match.view_name not in LIMITED_VIEWS:
+            return None
+        logger.error("Logins paused: the login limits' cache is out (%s)", exception)
+        return logins_paused(request)
 
 
 def reset_request_counted(address: str, email: str) -> int | None:

@@ -40,7 +40,8 @@ from django.conf import settings
 from django.contrib.messages import get_messages
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.http import HttpResponse, HttpResponseBadRequest, QueryDict
+from django.http import HttpResponse, QueryDict
+from django.shortcuts import render
 from django_tables2 import RequestConfig
 
 VERSION_KEY = "page-cache:version"
@@ -332,6 +333,11 @@ def _streamed(chunks: Iterable[bytes], key: str | None, headers: list, end) -> I
         end()
 
 
+def bad_parameter_page(request, message: str) -> HttpResponse:
+    """The site's 400 page, with its navigation, saying which parameter to mend."""
+    return render(request, "400.html", {"message": message}, status=400)
+
+
 def checked_parameters(view):
     """A view behind the query check: a query string with a control character (a NUL byte, say) and
     a `BadParameter` the view raises get a 400 with a message (never cached)."""
@@ -340,13 +346,10 @@ def checked_parameters(view):
     def wrapper(request, *args, **kwargs):
         name = control_character(request)
         if name is not None:
-            return HttpResponseBadRequest(
-                f"The query parameter “{name}” holds a control character: remove it from the address.",
-                content_type="text/plain; charset=utf-8",
-            )
+            return bad_parameter_page(request, f"The query parameter “{name}” holds a control character: remove it from the address.")
         try:
             return view(request, *args, **kwargs)
         except BadParameter as error:
-            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+            return bad_parameter_page(request, str(error))
 
     return wrapper

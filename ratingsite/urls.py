@@ -1,7 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from tournaments.forms import AdminLoginForm
+
 from . import login_limits
+
+# the admin's login counts against the same limits as the site's
+admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -232,6 +232,9 @@ class StatsFilter(django_filters.FilterSet):
     def filter_games(self, queryset, name, value):
         """Applied to games (the explorer): each filter on the game's event, coaches or races."""
         if name == "race":
+            coach = self.form.cleaned_data.get("coach")
+            if coach is not None:  # the chosen coach's race, not his opponent's
+                return queryset.filter(Q(home_coach=coach, home_race=value) | Q(away_coach=coach, away_race=value))
             return queryset.filter(Q(home_race=value) | Q(away_race=value))
         if name == "coach":
             # Sorted as a few games (see game_order): the database reads them through the coach indexes.

@@ -252,13 +252,17 @@ class CoachRecordTable(NamedCoachesTable):
 
 
 class RankHistoryTable(StatsTable):
-    """A key's months (ratings.selectors.RankMonth); "no" under On the list: figures derived, not stored."""
+    """A key's months (ratings.selectors.RankMonth); "no" under On the list: figures derived, not stored;
+    a published list's figures as published, the revised ones beside where they differ."""
 
     month = tables.Column(accessor="date", verbose_name="List")
     rank = NumberColumn(verbose_name="Rank", empty_values=())
     value = NumberColumn(verbose_name="Rating")
     games = NumberColumn(verbose_name="Games")
     on_list = tables.Column(verbose_name="On the list")
+    published = tables.Column(verbose_name="As published", empty_values=())
+    revised_rank = NumberColumn(verbose_name="Revised rank", empty_values=())
+    revised_value = NumberColumn(verbose_name="Revised rating", empty_values=())
 
     def render_month(self, value):
         return f"{value:%Y-%m}"
@@ -287,6 +291,25 @@ class RankHistoryTable(StatsTable):
 
     def value_on_list(self, value):
         return self.render_on_list(value)
+
+    def render_published(self, value):
+        return value or "not published"
+
+    def value_published(self, value):
+        return self.render_published(value)
+
+    # beside a published figure only where the list as computed now reads otherwise
+    def render_revised_rank(self, value, record):
+        return ("-" if value is None else value) if record.revised else ""
+
+    def value_revised_rank(self, value, record):
+        return self.render_revised_rank(value, record)
+
+    def render_revised_value(self, value):
+        return "" if value is None else formatting.fixed(value, self.places)
+
+    def value_revised_value(self, value):
+        return self.render_revised_value(value)
 
     class Meta(StatsTable.Meta):
         pass

@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import wraps
 from urllib.parse import urlencode
 
+from csp.decorators import csp_update
 from django.core.paginator import Paginator
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
@@ -176,6 +177,8 @@ def win_ratios(request):
     return _page(request, "stats/win_ratios.html", {**context, "races": races, "coaches": coaches})
 
 
+# each cell's colour is its own (a continuous scale), written as a style attribute
+@csp_update({"style-src-attr": ["'unsafe-inline'"]})
 @cached_page(reads=(*GAME_FILTERS, *EXPORT_PARAMS, *GRID_PAGES))
 @canonical_query
 def race_grid(request):
@@ -248,6 +251,8 @@ def rank_over_time(request):
         rank_chart=charts.StepChart([(month.date, month.rank) for month in history], f"Rank: {what}", "Rank", invert=True),
         rating_chart=charts.StepChart([(month.date, month.value) for month in history], f"Rating: {what}", "Rating"),
         derived=any(not month.on_list for month in history),
+        published=any(month.published for month in history),
+        revised=sum(month.revised for month in history),
     )
     return _page(request, "stats/rank_over_time.html", context)
 

@@ -207,3 +207,25 @@ def test_a_request_body_is_capped_and_an_upload_within_it_stays_in_memory():
     assert settings_in_subprocess("ratingsite.settings.base", {}, expression).stdout.strip() == "2621440 2621440 2621440"
     raised = settings_in_subprocess("ratingsite.settings.base", {"REQUEST_BODY_MAX_SIZE": "4194304"}, expression)
     assert raised.stdout.strip() == "4194304 4194304 4194304", raised.stderr
+
+
+def test_the_embedded_default_says_nothing_a_newcomer_reads_as_a_fault(tmp_path):
+    """`migrate` on SQLite printed W040 (an index's INCLUDE columns, PostgreSQL's), and every task
+    sent without a broker "No hostname was supplied. Reverting to default 'localhost'" (kombu)."""
+    code = ("import django; django.setup()\n"
+            "from django.core.management import call_command; call_command('check', '--database', 'default')\n"
+            "from celery import signature\n"
+            "from ratingsite.broker import sent\n"
+            "from ratingsite.celery import app\n"
+            "app.tasks['stats.tasks.refresh_summaries'].run = lambda *a, **k: print('refresh ran in-process')\n"
+            "print(sent(signature('stats.tasks.refresh_summaries'), owed='a refresh'))\n")
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+        env=clean_environment({"DJANGO_SETTINGS_MODULE": "ratingsite.settings.local",
+                               "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == ["refresh ran in-process", "True"]
+    assert "W040" not in result.stdout + result.stderr
+    assert "No hostname was supplied" not in result.stderr
+    assert "System check identified no issues" in result.stdout

@@ -338,6 +338,8 @@ class DemoEvent:
     reported_late: bool = False
     # results that came in late within the demo's history: reported on this day, after the lists after it
     reported_on: dt.date | None = None
+    # a likely duplicate: the results of the event of this source, uploaded again (_upload_one_again)
+    uploaded_again_from: str | None = None
     participants: dict[int, str] = field(default_factory=dict)  # coach number -> race
     rounds: list[DemoRound] = field(default_factory=list)
     awards: list[tuple[str, int]] = field(default_factory=list)  # (category, coach number)
@@ -666,6 +668,7 @@ def generate_federation(
         generated.append(event)
     _leave_some_unsanctioned(rng, generated)
     _memberships(rng, members, generated)
+    _upload_one_again(generated)
     return _moved(DemoFederation(seed, members, generated), by=seeding_shift(today))
 
 
@@ -722,9 +725,10 @@ def _names_moved(events: list[DemoEvent], *, by: dt.timedelta) -> list[str]:
 
 
 def _leave_some_unsanctioned(rng: random.Random, events: list[DemoEvent]) -> None:
-    """Three of the latest events still wait for the staff (submitted, one still a draft); a few were
-    rejected. The very latest is sanctioned, so that the last full month has rated games whatever the
-    seeding day: its list and the current ranking show changes."""
+    """Three of the latest events still wait for the staff (submitted, one still a draft; one submitted
+    is then made a likely duplicate by _upload_one_again); a few were rejected. The very latest is
+    sanctioned, so that the last full month has rated games whatever the seeding day: its list and the
+    current ranking show changes."""
     if len(events) < 10:
         events[-2 if len(events) > 1 else -1].status = EventStatus.SUBMITTED
         return
@@ -743,6 +747,25 @@ def _leave_some_unsanctioned(rng: random.Random, events: list[DemoEvent]) -> Non
     if len(late) > LATE_IN_HISTORY:
         earlier = late[-1 - LATE_IN_HISTORY]
         earlier.reported_on = (earlier.end_date.replace(day=1) + dt.timedelta(days=62)).replace(day=10)
+
+
+def _upload_one_again(events: list[DemoEvent]) -> None:
+    """One of the submitted events is a likely duplicate: its organiser uploaded the NAF report of the
+    latest sanctioned minor event into a new event of its name with a numeral (the same games, the same
+    weekend), so that the staff review warns and asks for a reason. No draw of rng: the rest stays."""
+    if len(events) < 10:
+        return
+    originals = [e for e in events[:-4] if e.status == EventStatus.SANCTIONED and not e.is_major and e.reported_on is None]
+    if not originals:
+        return
+    original, waiting = originals[-1], events[-3]
+    taken = {event.name for event in events}
+    events[-3] = replace(
+        original, source=waiting.source, status=waiting.status, uploaded_again_from=original.source,
+        name=next(f"{original.name} {numeral}" for numeral in NUMERALS if f"{original.name} {numeral}" not in taken),
+        participants=dict(original.participants), awards=list(original.awards),
+        rounds=[replace(r, games=[replace(g) for g in r.games]) for r in original.rounds],
+    )
 
 
 def _memberships(rng: random.Random, coaches: list[DemoCoach], events: list[DemoEvent]) -> None:

@@ -6,12 +6,15 @@ from pathlib import PurePath
 
 from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import caches
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 from django.forms.models import ModelChoiceIterator
 from django.utils import timezone
+
+from ratingsite.login_limits import AccountFailures
 
 from . import selectors
 from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side, search_key
@@ -64,13 +67,16 @@ class LoginAttempts:
         caches["limits"].delete(self.key)
 
 
-class LoginForm(AuthenticationForm):
-    """Django's login form, refusing a username after repeated failures from the same address."""
+class LimitedLogin:
+    """Django's login check, refusing an account from one address after repeated failures there, and
+    an account locked from every address (ratingsite.login_limits), each with its own message."""
 
     error_messages = {
         **AuthenticationForm.error_messages,
         "rate_limited": "Too many failed attempts to log in as %(username)s from your address. "
                         "Wait %(minutes)d minutes and try again, or reset your password.",
+        "account_locked": "The account %(username)s is locked after too many failed logins from many "
+                          "addresses. Reset your password, or ask the federation's staff to unlock it.",
     }
 
     def clean(self):
@@ -82,6 +88,9 @@ class LoginForm(AuthenticationForm):
                 self.error_messages["rate_limited"], code="rate_limited",
                 params={"username": username, "minutes": attempts.window // 60},
             )
+        if username and AccountFailures(username).locked:
+            raise ValidationError(self.error_messages["account_locked"], code="account_locked",
+                                  params={"username": username})
         try:
             cleaned = super().clean()
         except ValidationError:
@@ -89,6 +98,18 @@ class LoginForm(AuthenticationForm):
             raise
         attempts.succeeded()
         return cleaned
+
+
+class LoginForm(LimitedLogin, AuthenticationForm):
+    """Django's login form with the site's limits."""
+
+
+class AdminLoginForm(LimitedLogin, AdminAuthenticationForm):
+    """The admin's login form with the same limits as the site's (/admin/login/)."""
+
+    error_messages = {**AdminAuthenticationForm.error_messages, **{
+        code: message for code, message in LimitedLogin.error_messages.items() if code in {"rate_limited", "account_locked"}
+    }}
 
 
 def _date_window(*fields) -> None:
@@ -155,14 +176,30 @@ class RaceChoiceIterator(ModelChoiceIterator):
         return self.field.empty_label is not None or bool(self.field.races.ranked())
 
 
+# The page's one <datalist> of the ranked races, suggested on every race input.
+RACE_LIST = "event-races"
+
+
+class RaceInput(forms.TextInput):
+    """A race typed by name, the page's ranked races suggested (RACE_LIST): a dropdown of thirty
+    races on every row made the entry page of a 160-game event 1.15 MB."""
+
+    def __init__(self, attrs=None):
+        super().__init__({"list": RACE_LIST, "autocomplete": "off", "class": "race", "maxlength": "100", **(attrs or {})})
+
+
 class RaceField(forms.ModelChoiceField):
-    """A ranked race, chosen by its slug (or, posted by hand, its name: RaceLookup.find).
+    """A ranked race, typed by its name or slug (RaceLookup.find), shown by its name.
 
     A form may hand it `races` (_page_races(), shared by every row of a formset); it then offers
     and finds those without a query. Not handed any, it queries as a ModelChoiceField does.
     """
 
     iterator = RaceChoiceIterator
+    widget = RaceInput
+
+    def prepare_value(self, value):
+        return value.name if isinstance(value, Race) else super().prepare_value(value)
 
     def __init__(self, **kwargs):
         kwargs.setdefault("error_messages", {"invalid_choice": "Choose one of the federation's ranked races."})
@@ -272,6 +309,11 @@ class GameForm(_RaceRowForm):
     conceded = forms.ChoiceField(choices=[("", "—"), *Side.choices], required=False)
     kind = forms.ChoiceField(choices=GameKind.choices, initial=GameKind.PLAYED)
 
+    def __init__(self, *args, round_number: int | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if round_number is not None:  # a new row on a round's page is of that round
+            self.fields["round"].initial = round_number
+
     def clean(self):
         cleaned = super().clean()
         bye = cleaned.get("kind") == GameKind.BYE
@@ -306,16 +348,9 @@ def _kept(formset):
         yield index + 1, form
 
 
-def _attach(formset, errors) -> None:
-    """Put uploads.RowError objects (line = row number) on the formset's forms."""
-    for error in errors:
-        form = formset.forms[error.line - 1]
-        form.add_error(error.column if error.column in form.fields else None, error.message)
-
-
-def with_more_game_rows(data, count: int = MORE_GAME_ROWS):
+def with_more_game_rows(data, count: int = MORE_GAME_ROWS, *, round_number: int | None = None):
     """The posted entry page with `count` more empty game rows, each as a page's empty row is posted
-    (so an untouched one stays unchanged and is skipped)."""
+    (so an untouched one stays unchanged and is skipped); on a round's page, rows of that round."""
     data = data.copy()
     try:
         total = int(data.get("games-TOTAL_FORMS", ""))
@@ -324,40 +359,75 @@ def with_more_game_rows(data, count: int = MORE_GAME_ROWS):
     total = max(0, min(total, GameFormSet.max_num - count))
     for index in range(total, total + count):
         for name, field in GameForm.base_fields.items():
-            data.setdefault(f"games-{index}-{name}", "" if field.initial is None else str(field.initial))
+            initial = round_number if name == "round" and round_number is not None else field.initial
+            data.setdefault(f"games-{index}-{name}", "" if initial is None else str(initial))
     data["games-TOTAL_FORMS"] = str(total + count)
     return data
 
 
+# Lines of the saved rows a page does not show (other rounds' games; the participants, rounds and
+# awards on a round's page): after any row a formset holds, so a rule's message finds its row.
+SAVED_LINES = 100_000
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A saved row of another part of the page, and where the organiser can correct it."""
+
+    what: str
+    part: int | None  # the round whose page shows it; None: the event's page
+
+
 class EventEntry:
-    """The whole entry page of one event: its form and the participant, round, game and award formsets.
+    """The entry page of one event, in parts: the event with its participants, rounds and awards, and
+    each round's games (`round_number`). A part's forms are bound to what it posted (all of them, when
+    a post sends every formset at once); the other parts are the saved event's.
 
     is_valid() runs each form's own checks, finds the coaches typed by name, and then runs the rules
-    across rows (uploads.check_*), putting every message on the row it is about; error_summary()
-    lists them all; entries() hands the service what it saves. Until is_valid() runs (a page given
-    more rows), the typed values are shown without their errors.
+    across rows (uploads.check_*) over the whole event, putting every message on the row it is about,
+    or, for a row of another part, in `elsewhere` with that part; error_summary() lists them all;
+    entries() hands the service what it saves (the whole event). Until is_valid() runs (a page
+    given more rows), the typed values are shown without their errors.
     """
 
     SECTIONS = {"participants": "Participant", "rounds": "Round", "games": "Game", "awards": "Award"}
     COACH_FIELDS = {"participants": ("coach",), "games": ("home_coach", "away_coach"), "awards": ("coach",)}
+    EVENT_PART = ("event", "participants", "rounds", "awards")
 
-    def __init__(self, data=None, *, event: Event):
+    def __init__(self, data=None, *, event: Event, round_number: int | None = None, saved: dict | None = None):
         self.event = event
+        self.round_number = round_number
         self.checked = False
-        initial = self._initial(event) if data is None else {}
-        self.form = EventForm(data, instance=event, prefix="event")
+        # read before the event's form is bound: a bound ModelForm writes what it cleans on the event
+        self.saved = saved if saved is not None else self._initial(event)
+        shown = {"games"} if round_number is not None else set(self.EVENT_PART)
+        if data is not None:  # and whatever else was posted: a post of the whole event at once
+            shown |= {name for name in self.SECTIONS if f"{name}-TOTAL_FORMS" in data}
+            shown |= {"event"} if any(key.startswith("event-") for key in data) else set()
+        self.shown = shown
+        self.form = EventForm(data if "event" in shown else None, instance=event, prefix="event")
         # every race dropdown of the page offers, and checks against, this one read of the races
-        rows = {"races": _page_races()}
-        self.participants = ParticipantFormSet(data, prefix="participants", initial=initial.get("participants"), form_kwargs=rows)
-        self.rounds = RoundFormSet(data, prefix="rounds", initial=initial.get("rounds"))
-        self.games = GameFormSet(data, prefix="games", initial=initial.get("games"), form_kwargs=rows)
-        self.awards = AwardFormSet(data, prefix="awards", initial=initial.get("awards"), form_kwargs=rows)
+        self.races = _page_races()
+        rows = {"races": self.races}
+        initial = self._shown_initial() if data is None else {}
+        games = initial.get("games") if "games" in shown else None
+        if games is not None and round_number is not None:
+            games = [g for g in games if g["round"] == round_number]
+        self.participants = ParticipantFormSet(
+            data if "participants" in shown else None, prefix="participants", initial=initial.get("participants"), form_kwargs=rows)
+        self.rounds = RoundFormSet(data if "rounds" in shown else None, prefix="rounds", initial=initial.get("rounds"))
+        self.games = GameFormSet(data if "games" in shown else None, prefix="games", initial=games,
+                                 form_kwargs={**rows, "round_number": round_number})
+        self.awards = AwardFormSet(data if "awards" in shown else None, prefix="awards", initial=initial.get("awards"),
+                                   form_kwargs=rows)
         self.unknown_numbers: list[int] = []
+        self.elsewhere: list[tuple[Elsewhere, str]] = []
 
     @staticmethod
     def _initial(event: Event) -> dict:
         games = event.games.select_related("round", "home_coach", "away_coach", "home_race", "away_race").order_by("round__number", "id")
         return {
+            "fields": {name: getattr(event, name) for name in EventForm.Meta.fields},
             "participants": [
                 {"coach": p.coach.number, "race": p.race.slug}
                 for p in event.participants.select_related("coach", "race").order_by("coach__number")
@@ -380,51 +450,131 @@ class EventEntry:
             ],
         }
 
+    def _shown_initial(self) -> dict:
+        """The saved rows as the forms show them: races by name."""
+        names = {race.slug: race.name for race in (self.races[slug] for slug in self.races)}
+
+        def named(rows: list[dict], *columns: str) -> list[dict]:
+            return [{**row, **{c: names.get(row[c], row[c]) for c in columns if row[c]}} for row in rows]
+        return {
+            "participants": named(self.saved["participants"], "race"), "rounds": self.saved["rounds"],
+            "games": named(self.saved["games"], "home_race", "away_race"), "awards": named(self.saved["awards"], "race"),
+        }
+
     @property
     def formsets(self):
-        return [self.participants, self.rounds, self.games, self.awards]
+        """The formsets this page shows."""
+        return [fs for fs in (self.participants, self.rounds, self.games, self.awards) if fs.prefix in self.shown]
+
+    @property
+    def posted(self):
+        """The formsets this page checks: those it was posted."""
+        return [fs for fs in self.formsets if fs.is_bound]
+
+    def rounds_saved(self) -> list[dict]:
+        """The saved rounds, each with its number of games: the parts of the page."""
+        counts: dict[int, int] = {}
+        for game in self.saved["games"]:
+            counts[game["round"]] = counts.get(game["round"], 0) + 1
+        return [{**r, "games": counts.get(r["number"], 0)} for r in self.saved["rounds"]]
 
     def is_valid(self) -> bool:
         self.checked = True
-        valid = self.form.is_valid()
-        valid = all([fs.is_valid() for fs in self.formsets]) and valid
+        valid = not self.form.is_bound or self.form.is_valid()
+        valid = all([fs.is_valid() for fs in self.posted]) and valid
         # names are looked up on the rows that could be read, so their problems come with the others
         valid = self._find_coaches() and valid
         if not valid:
             return False
-        start, end = self.form.cleaned_data["start_date"], self.form.cleaned_data["end_date"]
+        fields = self.form.cleaned_data if self.form.is_bound else self.saved["fields"]
+        start, end = fields["start_date"], fields["end_date"]
+        self._fields = {name: fields[name] for name in EventForm.Meta.fields}
+        self._where: dict[tuple[str, int], Elsewhere] = {}
         participants = [
             ParticipantEntry(line=i, coach=f.cleaned_data["coach"], race=f.cleaned_data["race"].slug)
             for i, f in _kept(self.participants)
+        ] if self.participants.is_bound else [
+            ParticipantEntry(line=line, coach=row["coach"], race=row["race"]) for line, row, _ in self._saved_rows("participants")
         ]
         registered = {p.coach: p.race for p in participants}
         rounds = [
             RoundEntry(line=i, number=f.cleaned_data["number"], date=f.cleaned_data["date"], time=f.cleaned_data["time"])
             for i, f in _kept(self.rounds)
+        ] if self.rounds.is_bound else [
+            RoundEntry(line=line, number=row["number"], date=row["date"], time=row["time"]) for line, row, _ in self._saved_rows("rounds")
         ]
-        games, problems = self._game_entries({r.number: r for r in rounds}, registered)
         awards = [
             AwardEntry(line=i, category=f.cleaned_data["category"].strip(), coach=f.cleaned_data["coach"],
                        race=f.cleaned_data["race"].slug if f.cleaned_data["race"] else None)
             for i, f in _kept(self.awards)
+        ] if self.awards.is_bound else [
+            AwardEntry(line=line, category=row["category"], coach=row["coach"], race=row["race"])
+            for line, row, _ in self._saved_rows("awards")
         ]
-        numbers = {p.coach for p in participants} | {a.coach for a in awards} | {n for g in games for _, n, _ in g.coaches()}
+        game_rows = self._game_rows()
+        # every number typed, also on game rows that cannot become games: each unknown one is named
+        numbers = {p.coach for p in participants} | {a.coach for a in awards} | {
+            row[name] for _, row, _ in game_rows for name in ("home_coach", "away_coach") if isinstance(row.get(name), int)
+        }
         known = selectors.coach_numbers_known(numbers=numbers)
         self.unknown_numbers = sorted(numbers - known)
+        games, problems = self._game_entries({r.number: r for r in rounds}, registered, known, game_rows)
         names = selectors.race_names()
         participant_errors, race_errors = check_participants(participants, games, known_coaches=known, race_names=names)
-        _attach(self.participants, participant_errors)
-        _attach(self.rounds, check_rounds(rounds, start=start, end=end))
-        _attach(self.games, check_results(games, start=start, end=end, known_coaches=known, race_names=names) + race_errors)
-        _attach(self.awards, check_awards(awards, known_coaches=known))
+        self._attach(self.participants, participant_errors)
+        self._attach(self.rounds, check_rounds(rounds, start=start, end=end))
+        self._attach(self.games, check_results(games, start=start, end=end, known_coaches=known, race_names=names) + race_errors)
+        self._attach(self.awards, check_awards(awards, known_coaches=known))
         self._entries = {"participants": participants, "rounds": rounds, "games": games, "awards": awards}
-        return not problems and not any(
-            form.errors for fs in self.formsets for form in fs.forms
+        return not problems and not self.elsewhere and not any(
+            form.errors for fs in self.posted for form in fs.forms
         ) and not self.form.errors
+
+    def _saved_rows(self, section: str, rows: list[dict] | None = None, part=None):
+        """(line, row, where) of the saved rows of a section this page does not show, numbered after
+        any formset's, each noted with the part that shows it."""
+        for index, row in enumerate(self.saved[section] if rows is None else rows, start=1):
+            where = part(index, row) if part else Elsewhere(f"{self.SECTIONS[section]} {index}", None)
+            self._where[(section, SAVED_LINES + index)] = where
+            yield SAVED_LINES + index, row, where
+
+    def _game_rows(self) -> list[tuple[int, dict, object]]:
+        """(line, values, form or Elsewhere) of every game of the event: the posted rows, races as
+        slugs, and the saved games of the rounds this page does not show."""
+        rows: list[tuple[int, dict, object]] = []
+        if self.games.is_bound:
+            for i, form in _kept(self.games):
+                data = dict(form.cleaned_data)
+                for side in ("home", "away"):
+                    race = data.get(f"{side}_race")
+                    data[f"{side}_race"] = race.slug if race is not None else None
+                rows.append((i, data, form))
+        if self.games.is_bound and self.round_number is None:
+            return rows  # the whole event's games were posted
+        others = [g for g in self.saved["games"] if not self.games.is_bound or g["round"] != self.round_number]
+        in_round: dict[int, int] = {}
+
+        def part(_index, row):
+            in_round[row["round"]] = in_round.get(row["round"], 0) + 1
+            return Elsewhere(f"Round {row['round']}, game {in_round[row['round']]}", row["round"])
+
+        rows += list(self._saved_rows("games", others, part))
+        return rows
+
+    def _attach(self, formset, errors) -> None:
+        """Put uploads.RowError objects (line = row number) on the formset's forms, or, for a saved
+        row of another part, in `elsewhere`."""
+        for error in errors:
+            where = self._where.get((formset.prefix, error.line))
+            if where is not None:
+                self.elsewhere.append((where, error.message))
+                continue
+            form = formset.forms[error.line - 1]
+            form.add_error(error.column if error.column in form.fields else None, error.message)
 
     def _typed_coaches(self):
         """(form, field name, CoachText) of every coach typed as a name on a kept row."""
-        for formset in self.formsets:
+        for formset in self.posted:
             for _, form in _kept(formset):
                 for name in self.COACH_FIELDS.get(formset.prefix, ()):
                     if isinstance(form.cleaned_data.get(name), CoachText):
@@ -461,8 +611,8 @@ class EventEntry:
         return ok
 
     def participant_numbers(self) -> list[int] | None:
-        """The federation numbers typed in the participant rows, once checked (None: not checked)."""
-        if not self.checked or not self.participants.is_valid():
+        """The federation numbers typed in the participant rows, once checked (None: not checked, or not on this page)."""
+        if not self.checked or not self.participants.is_bound or not self.participants.is_valid():
             return None
         return [f.cleaned_data["coach"] for _, f in _kept(self.participants) if isinstance(f.cleaned_data.get("coach"), int)]
 
@@ -475,7 +625,7 @@ class EventEntry:
             field = self.form[name] if name in self.form.fields else next(iter(self.form))
             where = f"Event, {field.label}" if name in self.form.fields else "Event"
             items += [(field.id_for_label, f"{where}: {message}") for message in errors]
-        for formset in self.formsets:
+        for formset in self.posted:
             what = self.SECTIONS[formset.prefix]
             items += [(formset.prefix, f"{what}s: {message}") for message in formset.non_form_errors()]
             for row, form in enumerate(formset.forms, start=1):
@@ -486,15 +636,26 @@ class EventEntry:
                     items += [(field.id_for_label, f"{where}: {message}") for message in errors]
         return items
 
-    def _game_entries(self, by_number: dict, registered: dict) -> tuple[list[GameEntry], bool]:
+    def elsewhere_summary(self) -> list[tuple[int | None, str]]:
+        """(round whose page shows it, None: the event's; message) of every problem of a saved row of another part."""
+        return [(where.part, f"{where.what} (saved): {message}") for where, message in self.elsewhere]
+
+    def _game_entries(self, by_number: dict, registered: dict, known: set[int], rows) -> tuple[list[GameEntry], bool]:
         """The games as entries, and whether some could not be read (an unknown round, a race that
-        is neither chosen nor registered; each noted on its form)."""
+        is neither chosen nor registered: for a number nobody has, that number is the problem;
+        each noted on its form, or for a saved game of another part, in `elsewhere`)."""
         games, problems = [], False
-        for i, form in _kept(self.games):
-            data = form.cleaned_data
+        for i, data, form in rows:
+            def note(field: str, message: str, form=form) -> None:
+                if isinstance(form, Elsewhere):
+                    self.elsewhere.append((form, message))
+                else:
+                    form.add_error(field, message)
+
             round_ = by_number.get(data["round"])
             if round_ is None:
-                form.add_error("round", f"Round {data['round']} is not in the list of rounds above.")
+                where = "above" if self.rounds.is_bound else "of the event (its first part)"
+                note("round", f"Round {data['round']} is not in the list of rounds {where}.")
                 problems = True
                 continue
             bye = data["kind"] == GameKind.BYE
@@ -504,11 +665,13 @@ class EventEntry:
                 if side == "away" and bye:
                     races[side] = None
                 elif race is not None:
-                    races[side] = race.slug
+                    races[side] = race
                 elif number in registered:
                     races[side] = registered[number]
+                elif number not in known:
+                    note(f"{side}_coach", f"No coach has federation number {number}: create the coach first.")
                 else:
-                    form.add_error(f"{side}_race", "Choose the race, or register the coach as a participant.")
+                    note(f"{side}_race", "Choose the race, or register the coach as a participant.")
             if len(races) < 2:
                 problems = True
                 continue
@@ -522,8 +685,24 @@ class EventEntry:
         return games, problems
 
     def entries(self) -> dict:
-        """What event_update takes, once is_valid() said yes."""
-        return {"fields": {name: self.form.cleaned_data[name] for name in EventForm.Meta.fields}, **self._entries}
+        """What event_update takes (the whole event), once is_valid() said yes."""
+        return {"fields": self._fields, **self._entries}
+
+    def changed(self) -> bool:
+        """Whether the entries, once checked, differ from what is saved (moving between parts of an
+        unchanged page saves nothing)."""
+        saved = EventEntry(event=self.event, saved=self.saved)
+        if not saved.is_valid():
+            return True
+
+        def same(entries: dict) -> dict:
+            return {name: rows if name == "fields" else sorted((_without_line(entry) for entry in rows), key=repr)
+                    for name, rows in entries.items()}
+        return same(self.entries()) != same(saved.entries())
+
+
+def _without_line(entry) -> tuple:
+    return tuple((name, value) for name, value in sorted(vars(entry).items()) if name != "line")
 
 
 class UploadForm(forms.Form):
@@ -535,8 +714,8 @@ class UploadForm(forms.Form):
 
     file = forms.FileField(
         label="Results file (CSV)",
-        help_text=f"UTF-8 CSV, or a tournament program's NAF report (XML), at most {MAX_UPLOAD_BYTES // 1024} KB "
-                  f"and {MAX_UPLOAD_GAMES:,} games.",
+        help_text=f"CSV (UTF-8, or UTF-16 with a byte order mark), or a tournament program's NAF report (XML), "
+                  f"at most {MAX_UPLOAD_BYTES // 1024} KB and {MAX_UPLOAD_GAMES:,} games.",
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv,.xml,application/xml,text/xml"}),
     )
 
@@ -576,7 +755,29 @@ class ConfirmForm(forms.Form):
 
 
 class SanctionForm(forms.Form):
+    """The sanction; of a likely duplicate, only with the box ticked and a reason (the service checks again)."""
+
     note = forms.CharField(required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 2}), label="Note (optional)")
+    duplicate_confirmed = forms.BooleanField(
+        required=False, label="I have checked the likely duplicates above: this event is not one of them", label_suffix="",
+    )
+    duplicate_reason = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), label="Why it is not a duplicate",
+        help_text="Recorded in the audit log with the events it resembles.",
+    )
+
+    def __init__(self, *args, likely_duplicate: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.likely_duplicate = likely_duplicate
+
+    def clean(self):
+        data = super().clean()
+        if self.likely_duplicate:
+            if not data.get("duplicate_confirmed"):
+                self.add_error("duplicate_confirmed", "This event is a likely duplicate: tick the box to sanction it all the same.")
+            if not (data.get("duplicate_reason") or "").strip():
+                self.add_error("duplicate_reason", "Say why it is not a duplicate: the reason goes into the audit log.")
+        return data
 
 
 class RejectForm(forms.Form):

@@ -3,6 +3,7 @@
 Rules that must never be broken live in database constraints, not only in forms.
 """
 import datetime as dt
+import re
 import unicodedata
 
 from django.conf import settings
@@ -67,13 +68,21 @@ _APOSTROPHES = str.maketrans("", "", "'’‘ʼ`´")
 SEARCH_NAME_LENGTH = 400  # a key can be longer than its name (ß gives ss)
 
 
+# What people type for ü, ö, ä, ø, æ and å (ue, oe, ae, aa), folded to the plain vowel: with the
+# accent dropped too, "Müller", "Mueller" and "Muller" all give "muller".
+_TRANSLITERATIONS = re.compile(r"([aou])e|(a)a")
+
+
 def search_key(text: str) -> str:
     """A name as searches compare it, the same on every database: casefolded, accents dropped (NFKD
-    and the letters that do not decompose), apostrophes removed, other punctuation a space, words
-    separated by one space. "Tóth" and "toth" give "toth", "Černý" gives "cerny", "O'Brien" "obrien"."""
+    and the letters that do not decompose), the transliterations of umlauts and the like folded (ue,
+    oe, ae, aa to u, o, a, a), apostrophes removed, other punctuation a space, words separated by one
+    space. "Tóth" and "toth" give "toth", "Černý" "cerny", "Müller" and "Mueller" "muller", "Åse" and
+    "Aase" "ase", "O'Brien" "obrien"."""
     folded = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES).casefold())
     plain = "".join(c for c in folded if unicodedata.category(c) != "Mn").translate(_UNDECOMPOSED)
-    return " ".join("".join(c if c.isalnum() else " " for c in plain).split())
+    words = "".join(c if c.isalnum() else " " for c in plain).split()
+    return " ".join(_TRANSLITERATIONS.sub(lambda m: m.group(1) or m.group(2), word) for word in words)
 
 
 class CoachQuerySet(models.QuerySet):

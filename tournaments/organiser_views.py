@@ -71,6 +71,7 @@ def event_detail(request, pk: int):
         "participants": selectors.event_participants(event=event),
         "awards": selectors.event_awards(event=event),
         "editable": event.status in services.EDITABLE_STATUSES,
+        **_duplicate_context(event),
     })
 
 
@@ -79,33 +80,101 @@ def _not_editable(request, event: Event):
     return redirect("organiser_event_detail", event.pk)
 
 
+def _round_of_page(request) -> int | None:
+    """The round whose games the edit page shows (?round=N); None: the event and its participants."""
+    raw = request.GET.get("round")
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise Http404("There is no such round.") from None
+
+
+def _edit_url(event: Event, round_number: int | None) -> str:
+    url = reverse("organiser_event_edit", args=[event.pk])
+    return url if round_number is None else f"{url}?round={round_number}"
+
+
+def _destination(event: Event, entry: EventEntry, go: str) -> str | None:
+    """The part of the edit page a "go" button asks for: "event", "round-N", or "games" (the first round)."""
+    numbers = sorted(r.number for r in entry.entries()["rounds"])
+    if go == "event":
+        return _edit_url(event, None)
+    if go == "games":
+        return _edit_url(event, numbers[0]) if numbers else None
+    number = go.removeprefix("round-")
+    if number.isdigit() and int(number) in numbers:
+        return _edit_url(event, int(number))
+    return None
+
+
 @permission_required(ENTER_EVENTS)
 @require_http_methods(["GET", "POST"])
 def event_edit(request, pk: int):
+    """The entry page, in parts: the event with its participants, rounds and awards; then each round's
+    games (?round=N). Each part saves on its own, with the other parts as saved; moving to another
+    part is a button that saves this one first, so nothing typed is lost on the way."""
     event = _event(request, pk)
     if event.status not in services.EDITABLE_STATUSES:
         return _not_editable(request, event)
-    more_rows = request.method == "POST" and request.POST.get("action") == "more_games"
-    data = with_more_game_rows(request.POST) if more_rows else _posted(request)
-    entry = EventEntry(data, event=selectors.event_get(pk=event.pk))
-    problems = []
-    if request.method == "POST" and not more_rows and entry.is_valid():
-        try:
-            services.event_update(event=event, actor=request.user, **entry.entries())
-        except ValidationError as error:
-            problems = _error_messages(error)
-        else:
+    round_number = _round_of_page(request)
+    action = request.POST.get("action") if request.method == "POST" else None
+    more_rows = action == "more_games"
+    data = with_more_game_rows(request.POST, round_number=round_number) if more_rows else _posted(request)
+    entry = EventEntry(data, event=selectors.event_get(pk=event.pk), round_number=round_number)
+    if round_number is not None and round_number not in {r["number"] for r in entry.rounds_saved()}:
+        messages.error(request, f"{event.name} has no round {round_number} yet: add it to the rounds, then enter its games.")
+        return redirect("organiser_event_edit", event.pk)
+    problems: list[str] = []
+    if action == "create_coaches":
+        created = _create_coaches(request)
+        if created:
+            messages.success(request, f"Created {created} coach{'es' if created != 1 else ''}: check the page and save it.")
+        entry.is_valid()
+    elif request.method == "POST" and not more_rows and entry.is_valid():
+        go = request.POST.get("go", "")
+        changed = entry.changed()
+        if changed:
+            try:
+                services.event_update(event=event, actor=request.user, **entry.entries())
+            except ValidationError as error:
+                problems = _error_messages(error)
+        if not problems:
+            if go:
+                destination = _destination(event, entry, go)
+                if destination is None:
+                    messages.warning(request, "Add a round to the list of rounds first: its games are entered on its own page.")
+                if changed:
+                    messages.success(request, "Saved.")
+                return redirect(destination or _edit_url(event, None))
             messages.success(request, "The event is saved.")
             for overlap in selectors.overlapping_entries(event=event):
                 messages.warning(request, _overlap_warning(overlap))
             return redirect("organiser_event_detail", event.pk)
     summary = entry.error_summary()
+    elsewhere = [(_edit_url(event, part), message) for part, message in entry.elsewhere_summary()]
     return render(request, "organiser/event_edit.html", {
         "event": event, "entry": entry, "problems": problems, "edit_url": request.get_full_path(),
-        "summary": summary, "problem_count": len(summary) + len(problems), "more_rows": MORE_GAME_ROWS,
+        "summary": summary, "elsewhere": elsewhere, "problem_count": len(summary) + len(elsewhere) + len(problems),
+        "more_rows": MORE_GAME_ROWS, "round_number": round_number, "rounds": entry.rounds_saved(),
+        "games_legend": f"Games of round {round_number}" if round_number is not None else "Games",
         "coach_choices": selectors.event_coach_choices(event=event),
-        "overlaps": [_overlap_warning(o) for o in selectors.overlapping_entries(event=event, numbers=entry.participant_numbers())],
+        "new_coaches": NewCoachFormSet(prefix="coaches", initial=[{"number": n, "create": True} for n in entry.unknown_numbers])
+        if entry.unknown_numbers and request.user.has_perm(CREATE_COACHES) else None,
+        "overlaps": [] if round_number is not None else [
+            _overlap_warning(o) for o in selectors.overlapping_entries(event=event, numbers=entry.participant_numbers())
+        ],
     })
+
+
+def _duplicate_context(event: Event, *, entries=None, staff: bool = False) -> dict:
+    """The likely duplicates of the event (or of an upload's `entries`) and the events only a few of
+    its coaches are in at the same time, as its pages show them; an organiser sees only the events
+    he may open (public ones, his own)."""
+    found = selectors.event_likely_duplicates(event=event, entries=entries, seen_by_organiser=not staff)
+    return {"likely_duplicates": [d for d in found if d.likely], "overlapping_events": [d for d in found if not d.likely],
+            "staff_links": staff}
 
 
 def _overlap_warning(overlap: dict) -> str:
@@ -165,6 +234,7 @@ def _upload_page(request, event: Event, *, form=None, upload: Upload | None = No
             context["preview"], context["preview_page"] = _preview(upload, request.GET.get("page"))
             context["preview_count"] = len(upload.games)
             context["rounds"] = len({g.round for g in upload.games})
+            context.update(_duplicate_context(event, entries=upload.games))
     return render(request, "organiser/event_upload.html", context, status=200)
 
 
@@ -274,7 +344,9 @@ def event_submit(request, pk: int):
         else:
             messages.success(request, f"{event.name} is submitted: staff will sanction it or tell you what to correct.")
             return redirect("organiser_event_detail", event.pk)
-    return render(request, "organiser/event_submit.html", {"event": event, "problems": problems, **selectors.event_counts(event=event)})
+    return render(request, "organiser/event_submit.html", {
+        "event": event, "problems": problems, **selectors.event_counts(event=event), **_duplicate_context(event),
+    })
 
 
 @permission_required(CREATE_COACHES)

@@ -1,5 +1,8 @@
 """Reads of the federation's record."""
+import datetime as dt
+from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, Min, Q, QuerySet
@@ -19,7 +22,7 @@ from .models import (
     search_key,
 )
 from .permissions import events_for
-from .uploads import RaceRef
+from .uploads import GameEntry, RaceRef
 
 
 def federation_counts() -> dict:
@@ -207,6 +210,137 @@ def overlapping_entries(*, event: Event, numbers: Iterable[int] | None = None) -
          "start": row["event__start_date"], "end": row["event__end_date"]}
         for row in rows
     ]
+
+
+# --- likely duplicates ----------------------------------------------------------------------------
+
+# What another event is checked against: the record (sanctioned, open play) and what waits to enter it
+# (submitted). Drafts and rejected events claim nothing yet: once submitted, each is checked in turn.
+DUPLICATE_STATUSES = (EventStatus.SANCTIONED, EventStatus.SUBMITTED, EventStatus.OPEN_PLAY)
+DUPLICATE_SAMPLE = 5  # matching games shown of each other event
+
+
+@dataclass(frozen=True)
+class MatchingGame:
+    """A game of the event checked that another event holds too (`same_score` False: the same two
+    coaches met that day there, with another score). Its coaches by federation number, lower first."""
+
+    date: dt.date
+    coach: str
+    opponent: str
+    coach_td: int
+    opponent_td: int
+    same_score: bool
+
+
+@dataclass
+class LikelyDuplicate:
+    """Another event that an event's games or coaches meet, and how much of them."""
+
+    event: Event
+    of_games: int  # games of the event checked (byes aside)
+    of_coaches: int
+    same_games: int = 0  # the same two coaches, the same score, the same day
+    same_pairings: int = 0  # the same two coaches the same day, another score
+    shared_coaches: int = 0  # entered in both events, whose dates overlap
+    sample: list[MatchingGame] = field(default_factory=list)
+
+    @property
+    def likely(self) -> bool:
+        """The same games, or half the coaches (two at least) at both events at once: a coach plays one
+        event at a time, so either is the same event entered twice, or a record to correct."""
+        return bool(self.same_games or self.same_pairings) or (
+            self.shared_coaches >= 2 and 2 * self.shared_coaches >= self.of_coaches
+        )
+
+    def audit(self) -> dict:
+        return {"event": self.event.pk, "name": self.event.name, "same_games": self.same_games,
+                "same_pairings": self.same_pairings, "shared_coaches": self.shared_coaches}
+
+
+Pairing = tuple[dt.date, int, int]  # the day, the lower federation number, the higher
+
+
+def _pairing(day: dt.date, home: int, away: int, home_td: int, away_td: int) -> tuple[Pairing, tuple[int, int]]:
+    """A game as its pairing and the score from the lower number's side: home and away swapped is the same game."""
+    if home < away:
+        return (day, home, away), (home_td, away_td)
+    return (day, away, home), (away_td, home_td)
+
+
+def _games_elsewhere(games: list[tuple[Pairing, tuple[int, int]]], *, others: QuerySet[Event], coach_ids) -> dict[int, list[MatchingGame]]:
+    """The games of `games` each of the `others` holds too (the same pairing), by event id."""
+    days = [day for (day, _, _), _ in games]
+    theirs: dict[Pairing, dict[int, set[tuple[int, int]]]] = defaultdict(lambda: defaultdict(set))
+    names: dict[int, str] = {}
+    rows = Game.objects.filter(
+        event__in=others, home_coach_id__in=coach_ids, away_coach_id__in=coach_ids,
+        # a day either side: the round's date decides, played_at only narrows the search to an index
+        played_at__gte=dt.datetime.combine(min(days) - dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC),
+        played_at__lt=dt.datetime.combine(max(days) + dt.timedelta(days=2), dt.time(), tzinfo=dt.UTC),
+    ).values_list("event_id", "round__date", "home_coach__number", "home_coach__name", "away_coach__number",
+                  "away_coach__name", "home_touchdowns", "away_touchdowns")
+    for event_id, day, home, home_name, away, away_name, home_td, away_td in rows:
+        pairing, score = _pairing(day, home, away, home_td, away_td)
+        theirs[pairing][event_id].add(score)
+        names.update({home: home_name, away: away_name})
+    found: dict[int, list[MatchingGame]] = defaultdict(list)
+    for pairing, score in games:
+        day, low, high = pairing
+        for event_id, scores in theirs.get(pairing, {}).items():
+            found[event_id].append(
+                MatchingGame(day, f"{names[low]} ({low})", f"{names[high]} ({high})", score[0], score[1], score in scores)
+            )
+    return found
+
+
+def _coaches_elsewhere(event: Event, *, others: QuerySet[Event], coach_ids) -> dict[int, int]:
+    """How many of these coaches each of the `others` whose dates overlap the event's has, by event id
+    (open play aside: it is no event one attends)."""
+    at_once = others.exclude(status=EventStatus.OPEN_PLAY).filter(start_date__lte=event.end_date, end_date__gte=event.start_date)
+    shared: dict[int, set[int]] = defaultdict(set)
+    for model in (Participant, GameSide):  # a coach who played is a participant, unless entered otherwise
+        rows = model.objects.filter(event__in=at_once, coach_id__in=coach_ids).order_by().values_list("event_id", "coach_id")
+        for event_id, coach_id in rows.distinct():
+            shared[event_id].add(coach_id)
+    return {event_id: len(coaches) for event_id, coaches in shared.items()}
+
+
+def event_likely_duplicates(
+    *, event: Event, entries: Iterable[GameEntry] | None = None, seen_by_organiser: bool = False
+) -> list[LikelyDuplicate]:
+    """The other events (DUPLICATE_STATUSES) that hold games of this event, its saved ones or the
+    `entries` of an upload, or coaches of it at the same time: likely duplicates first, then by the
+    most games the same. `seen_by_organiser`: only those its organiser may see (public, or his own)."""
+    if entries is None:
+        saved = event.games.filter(away_coach__isnull=False).values_list(
+            "round__date", "home_coach__number", "away_coach__number", "home_touchdowns", "away_touchdowns")
+        games = [_pairing(*row) for row in saved]
+        numbers = set(event.participants.values_list("coach__number", flat=True))
+        numbers |= set(GameSide.objects.filter(event=event).values_list("coach__number", flat=True))
+    else:
+        entries = list(entries)
+        games = [_pairing(e.date, e.home_coach, e.away_coach, e.home_td, e.away_td) for e in entries if e.away_coach is not None]
+        numbers = {number for e in entries for _, number, _ in e.coaches()}
+    others = Event.objects.filter(status__in=DUPLICATE_STATUSES).exclude(pk=event.pk)
+    if seen_by_organiser:
+        own = Q(organiser_id=event.organiser_id) if event.organiser_id is not None else Q(pk__in=[])
+        others = others.filter(public_q() | own)
+    coach_ids = list(Coach.objects.filter(number__in=numbers).values_list("pk", flat=True))
+    if not coach_ids:
+        return []
+    matches = _games_elsewhere(games, others=others, coach_ids=coach_ids) if games else {}
+    shared = _coaches_elsewhere(event, others=others, coach_ids=coach_ids)
+    found = []
+    for other in Event.objects.select_related("organiser").filter(pk__in=set(matches) | set(shared)):
+        games_found = matches.get(other.pk, [])
+        same = sum(game.same_score for game in games_found)
+        found.append(LikelyDuplicate(
+            event=other, of_games=len(games), of_coaches=len(numbers), same_games=same, same_pairings=len(games_found) - same,
+            shared_coaches=shared.get(other.pk, 0),
+            sample=sorted(games_found, key=lambda g: (not g.same_score, g.date))[:DUPLICATE_SAMPLE],
+        ))
+    return sorted(found, key=lambda d: (not d.likely, -d.same_games, -d.same_pairings, -d.shared_coaches, d.event.start_date, d.event.name))
 
 
 def race_names() -> dict[str, str]:

@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from audit.models import Action
 from audit.services import audit_record
+from ratingsite.login_limits import AccountFailures
 
-from . import signals
+from . import selectors, signals
 from .models import (
     Award,
     Coach,
@@ -152,21 +153,44 @@ def event_submit(*, event: Event, actor) -> Event:
     return event
 
 
+def _duplicate_summary(duplicates: list) -> str:
+    return "; ".join(
+        f"{d.event.name} ({d.same_games} of {d.of_games} games the same"
+        + (f", {d.same_pairings} more between the same coaches that day" if d.same_pairings else "")
+        + f", {d.shared_coaches} of {d.of_coaches} coaches in both)"
+        for d in duplicates
+    )
+
+
 @transaction.atomic(durable=True)
-def event_sanction(*, event: Event, actor, note: str = "") -> Event:
-    """Sanction an event: its games start to count, and every rating system recalculates from its date."""
+def event_sanction(*, event: Event, actor, note: str = "", duplicate_reason: str = "") -> Event:
+    """Sanction an event: its games start to count, and every rating system recalculates from its date.
+    A likely duplicate of another event (selectors.event_likely_duplicates) is sanctioned only with
+    `duplicate_reason`, why it is none, which the audit log keeps with the events it resembles."""
     event = Event.objects.select_for_update().get(pk=event.pk)
     if event.status == EventStatus.SANCTIONED:
         raise ValidationError("This event is already sanctioned.")
     if event.status == EventStatus.OPEN_PLAY:
         raise ValidationError("Open play is recorded play, not an event of the federation: it is never sanctioned.")
     _ensure_plausible_dates(event)
+    duplicates = [d for d in selectors.event_likely_duplicates(event=event) if d.likely]
+    duplicate_reason = duplicate_reason.strip()
+    if duplicates and not duplicate_reason:
+        raise ValidationError(
+            f"This event is a likely duplicate of {_duplicate_summary(duplicates)}: "
+            "sanction it only once you have checked that it is not, and say why."
+        )
     backdated = _is_backdated(event)
     before = event.status
     event.status = EventStatus.SANCTIONED
     event.save(update_fields=["status", "updated_at"])
     event.games.update(reported_on=timezone.localdate())  # its results enter the record today
     audit_record(actor=actor, action=Action.EVENT_SANCTION, obj=event, before={"status": before}, after={"status": event.status}, note=note)
+    if duplicates:
+        audit_record(
+            actor=actor, action=Action.EVENT_SANCTION_DUPLICATE, obj=event,
+            after={"likely_duplicate_of": [d.audit() for d in duplicates]}, note=duplicate_reason,
+        )
     _request_recalculation(
         trigger="backdated" if backdated else "sanctioned", since=_first_game_date(event),
         reason=f"{'late event' if backdated else 'sanctioned'}: {event.name}", actor=actor,
@@ -582,4 +606,14 @@ def user_link_coach(*, user, coach: Coach | None, actor):
         actor=actor, action=Action.USER_LINK_COACH, obj=user,
         before={"coach": current.number if current else None}, after={"coach": coach.number if coach else None},
     )
+    return user
+
+
+def user_unlock(*, user, actor):
+    """Lift the lock of an account from every address (too many failed logins from many addresses);
+    the limits per address stay, so whoever guessed from them is still stopped there."""
+    failures = AccountFailures(user.get_username())
+    count = failures.count
+    failures.clear()
+    audit_record(actor=actor, action=Action.USER_UNLOCK, obj=user, before={"failed_logins": count}, after={"failed_logins": 0})
     return user

@@ -20,3 +20,7 @@ coach_merged = Signal()
 # May this event's games change now? Each receiver answers None, or the reason it may not
 # (a recalculation covering the event's dates). Sent with event.
 event_change_blocked = Signal()
+
+# What would sanctioning this event change downstream? Each receiver answers an HTML fragment for
+# the staff review page (the ratings: each system's preview), or None. Sent with event.
+sanction_previewed = Signal()

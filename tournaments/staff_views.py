@@ -15,10 +15,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.models import AuditRecord
 from audit.selectors import audit_records, audit_records_for
+from ratingsite.login_limits import AccountFailures
 from ratingsite.page_cache import checked_parameters, paginate_table
 
 from . import permissions as perms
-from . import selectors, services
+from . import selectors, services, signals
 from .filters import AuditFilter, EventQueueFilter
 from .forms import (
     CoachMergeForm,
@@ -28,7 +29,7 @@ from .forms import (
     SanctionForm,
 )
 from .models import Event, EventStatus, Game
-from .organiser_views import _error_messages, _posted
+from .organiser_views import _duplicate_context, _error_messages, _posted
 
 User = get_user_model()
 PER_PAGE = 50
@@ -125,23 +126,36 @@ def _event(pk: int) -> Event:
 @perms.permission_required(perms.SANCTION_EVENTS)
 def event_review(request, pk: int, *, sanction_form=None, reject_form=None, problems=()):
     event = _event(pk)
+    duplicates = _duplicate_context(event, staff=True)
     return render(request, "staff/event_review.html", {
         "event": event, "games": selectors.event_games(event=event), "participants": selectors.event_participants(event=event),
         "awards": selectors.event_awards(event=event), "history": audit_records_for(obj=event),
-        "sanction_form": sanction_form or SanctionForm(), "reject_form": reject_form or RejectForm(),
-        "problems": problems,
+        "sanction_form": sanction_form or SanctionForm(likely_duplicate=bool(duplicates["likely_duplicates"])),
+        "reject_form": reject_form or RejectForm(), "problems": problems, **duplicates,
+        "sanction_previews": _sanction_previews(event),
     })
+
+
+def _sanction_previews(event: Event) -> list[str]:
+    """What the apps downstream say sanctioning the event would change (the ratings: each system's
+    impact), as the HTML fragments their receivers render: the record imports neither app."""
+    if event.status in (EventStatus.SANCTIONED, EventStatus.OPEN_PLAY):
+        return []
+    return [html for _, html in signals.sanction_previewed.send(sender=Event, event=event) if html]
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)
 @require_POST
 def event_sanction(request, pk: int):
     event = _event(pk)
-    form = SanctionForm(request.POST)
+    likely = any(d.likely for d in selectors.event_likely_duplicates(event=event))
+    form = SanctionForm(request.POST, likely_duplicate=likely)
     if not form.is_valid():
         return event_review(request, pk, sanction_form=form)
     try:
-        services.event_sanction(event=event, actor=request.user, note=form.cleaned_data["note"])
+        services.event_sanction(
+            event=event, actor=request.user, note=form.cleaned_data["note"], duplicate_reason=form.cleaned_data["duplicate_reason"],
+        )
     except ValidationError as error:
         return event_review(request, pk, sanction_form=form, problems=_error_messages(error))
     messages.success(request, f"{event.name} is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")
@@ -260,7 +274,23 @@ def member_link(request, pk: int):
                 f"{member.get_username()} is linked to {coach}." if coach else f"{member.get_username()} is no longer linked to a coach.",
             )
             return redirect("staff_member_list")
-    return render(request, "staff/member_link.html", {"member": member, "current": current, "form": form})
+    failures = AccountFailures(member.get_username())
+    return render(request, "staff/member_link.html", {
+        "member": member, "current": current, "form": form,
+        "failed_logins": failures.count, "locked": failures.locked,
+    })
+
+
+@perms.permission_required(perms.LINK_ACCOUNTS, "auth.view_user")
+@require_POST
+def member_unlock(request, pk: int):
+    try:
+        member = selectors.member_get(pk=pk)
+    except User.DoesNotExist:
+        raise Http404("There is no account with this number.") from None
+    services.user_unlock(user=member, actor=request.user)
+    messages.success(request, f"{member.get_username()} can log in again from every address; the limits per address stay.")
+    return redirect("staff_member_link", pk=member.pk)
 
 
 @perms.permission_required(perms.READ_AUDIT)

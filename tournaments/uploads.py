@@ -6,6 +6,7 @@ Every problem is reported with its line and column; nothing is saved unless ther
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import datetime as dt
 import difflib
@@ -222,7 +223,8 @@ def read_results(data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | 
     if text is None:
         return upload
     first_line = text.split("\n", 1)[0]
-    delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
+    # commas, or what spreadsheets write in their place: semicolons, tabs ("Unicode text")
+    delimiter = max((",", ";", "\t"), key=first_line.count)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     columns = _upload_columns(reader, upload.errors)
     if columns is None:
@@ -244,16 +246,37 @@ def read_results(data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | 
     return upload
 
 
-def _upload_text(data: bytes, errors: list[RowError]) -> str | None:
-    """The upload as text (a spreadsheet's BOM dropped), or None with the reason noted."""
+def _looks_like_utf16(data: bytes) -> bool:
+    """True when the NUL bytes of a sample fall on one parity, as ASCII text saved as UTF-16 has them."""
+    sample = data[:4096]
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    return max(even, odd) >= len(sample) // 4 and min(even, odd) <= max(even, odd) // 20
+
+
+def upload_text(data: bytes) -> tuple[str | None, str]:
+    """An upload as text and "", or None and why it cannot be read. UTF-8 (a spreadsheet's BOM
+    dropped) and UTF-16 with a byte order mark, as some spreadsheet programs save "Unicode text"."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16"), ""
+        except UnicodeDecodeError:
+            return None, "The file is not UTF-16 text, though it starts as if it were: save it as CSV UTF-8."
     if b"\x00" in data:
-        errors.append(RowError(0, "", "This is not a text file: save the results as CSV (comma-separated values)."))
-        return None
+        if _looks_like_utf16(data):
+            return None, "The file is UTF-16 text without a byte order mark: save it as CSV UTF-8 (or UTF-8 XML) and upload it again."
+        return None, "This is not a text file: save the results as CSV (comma-separated values)."
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), ""
     except UnicodeDecodeError:
-        errors.append(RowError(0, "", "The file is not UTF-8 text: save it as CSV UTF-8."))
-        return None
+        return None, "The file is not UTF-8 text: save it as CSV UTF-8."
+
+
+def _upload_text(data: bytes, errors: list[RowError]) -> str | None:
+    """The upload as text, or None with the reason noted."""
+    text, problem = upload_text(data)
+    if text is None:
+        errors.append(RowError(0, "", problem))
+    return text
 
 
 def _upload_columns(reader, errors: list[RowError]) -> list[str] | None:

@@ -11,5 +11,6 @@ urlpatterns = [
     path("coaches/merge/", views.coach_merge, name="staff_coach_merge"),
     path("members/", views.member_list, name="staff_member_list"),
     path("members/<int:pk>/coach/", views.member_link, name="staff_member_link"),
+    path("members/<int:pk>/unlock/", views.member_unlock, name="staff_member_unlock"),
     path("audit/", views.audit_log, name="staff_audit_log"),
 ]

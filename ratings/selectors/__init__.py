@@ -24,6 +24,7 @@ from ratings.selectors.history import (
     run_covering,
     systems_named,
 )
+from ratings.selectors.impact import SystemImpact, sanction_impact
 from ratings.selectors.pages import (
     EVENT_FIELDS,
     EVENT_PREFIX,
@@ -34,6 +35,8 @@ from ratings.selectors.pages import (
     OtherEvent,
     Period,
     Standing,
+    WaitingBlock,
+    WaitingNote,
     breakdown,
     coach_awards,
     coach_history,
@@ -42,6 +45,7 @@ from ratings.selectors.pages import (
     coach_rating_notes,
     coach_ratings,
     coach_record,
+    coach_waiting,
     event_awards,
     event_games,
     event_standings,
@@ -71,6 +75,8 @@ from ratings.selectors.pages import (
     ranking_current,
     ranking_of_list,
     ranking_of_publication,
+    ranking_variants,
+    ranking_waiting,
     rating_list_on,
     rating_lists_of,
     revised_values,
@@ -93,6 +99,7 @@ from ratings.selectors.staff import (
     staff_systems,
     submitted_event_count,
 )
+from ratings.selectors.waiting import WaitingCount, WaitingRow, latest_list_date, waiting_counts, waiting_rows
 
 __all__ = [
     "Breakdown",
@@ -109,6 +116,11 @@ __all__ = [
     "SUMMARY_FIELDS",
     "SideRating",
     "Standing",
+    "SystemImpact",
+    "WaitingBlock",
+    "WaitingCount",
+    "WaitingNote",
+    "WaitingRow",
     "active_systems",
     "breakdown",
     "coach_awards",
@@ -119,6 +131,7 @@ __all__ = [
     "coach_rating_notes",
     "coach_ratings",
     "coach_record",
+    "coach_waiting",
     "event_awards",
     "event_games",
     "event_predictions",
@@ -131,6 +144,7 @@ __all__ = [
     "games_from",
     "idle_periods_until_unranked",
     "inactive_rule",
+    "latest_list_date",
     "latest_list_dates",
     "list_counts",
     "list_entries",
@@ -149,8 +163,10 @@ __all__ = [
     "rank_history",
     "rating_pairing",
     "ranking_current",
+    "ranking_waiting",
     "ranking_of_list",
     "ranking_of_publication",
+    "ranking_variants",
     "publication_editions",
     "publication_on",
     "publication_revisions",
@@ -171,9 +187,12 @@ __all__ = [
     "run_covering",
     "run_get",
     "run_list",
+    "sanction_impact",
     "sanction_runs",
     "staff_systems",
     "submitted_event_count",
     "systems_named",
     "variants_by_name",
+    "waiting_counts",
+    "waiting_rows",
 ]

@@ -171,6 +171,28 @@ def game_records(
     return records
 
 
+def sanctioned_records(event, *, reported_on: dt.date) -> list[GameRecord]:
+    """The games of `event` as the engines would read them once it is sanctioned on `reported_on`
+    (game_records' fields: its results reported that day, N its distinct coaches), in rating order."""
+    games = list(
+        event.games.order_by("played_at", "id").values_list(
+            "id", "played_at", "home_coach_id", "home_race__slug", "home_race__ranked", "away_coach_id",
+            "away_race__slug", "away_race__ranked", "home_touchdowns", "away_touchdowns", "kind", "conceded_by",
+        )
+    )
+    coaches = {home for _, _, home, *_ in games} | {row[5] for row in games if row[5] is not None}
+    variant = Variant.objects.values_list("slug", flat=True).get(pk=event.variant_id)
+    return [
+        GameRecord(
+            game_id, naive_utc(at), event.pk, variant, home, home_slug, away, away_slug,
+            1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5,
+            len(coaches), bool(event.is_major), True, bool(home_ranked), bool(away_ranked) if away_slug else False,
+            kind, conceded_by, event.end_date, reported_on,
+        )
+        for game_id, at, home, home_slug, home_ranked, away, away_slug, away_ranked, home_td, away_td, kind, conceded_by in games
+    ]
+
+
 def _with_corrections(records: list[GameRecord]) -> None:
     """Give each corrected game the results it had before (oldest first), and as its report date
     the day it first entered the record: the lists that rated those results keep them (KNSB)."""
@@ -381,13 +403,26 @@ def rating_keys(*, coach: Coach, system: RatingSystem) -> QuerySet:
 class RankMonth:
     """A key on one monthly list. `on_list` False: the stored list holds no entry for the key (a
     movements list it did not move on, or a complete one it is off while inactive), so the figures
-    are derived: its games and activity carried from its latest entry, its rank worked out that month."""
+    are derived: its games and activity carried from its latest entry, its rank worked out that month.
+    A published list is a record: where it holds the key, the figures are the published ones, and
+    `revised_*` the list's as computed now where they read otherwise (a late result, a correction)."""
 
     date: dt.date
     rank: int | None  # None: inactive
     value: float
     games: int
     on_list: bool
+    published: str = ""  # PUBLISHED_ON, PUBLISHED_OFF, or "" (not published)
+    revised_rank: int | None = None
+    revised_value: float | None = None
+
+    @property
+    def revised(self) -> bool:
+        return self.revised_value is not None
+
+
+PUBLISHED_ON = "yes"  # the figures are the published list's entry
+PUBLISHED_OFF = "not on it"  # the published list holds no entry for the key: the figures are as computed now
 
 
 def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, variant: Variant) -> list[RankMonth]:
@@ -421,7 +456,40 @@ def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, varia
         standing = _glicko_standing(system, key, coach=coach, derived=derived, ranked=ranked)
     else:
         standing = _movements_ranks(system, key, coach=coach, lists=lists, ranked=ranked)
-    return [replace(m, **standing[m.date]) if m.date in standing else m for m in months]
+    months = [replace(m, **standing[m.date]) if m.date in standing else m for m in months]
+    return _as_published(months, system, coach=coach, race=race, variant=variant)
+
+
+def _as_published(months: list[RankMonth], system: RatingSystem, *, coach: Coach, race: Race | None, variant: Variant) -> list[RankMonth]:
+    """The months whose list was published (its latest edition, as the list pages show it) with the
+    published figures, the figures computed now beside them where they differ at the shown precision."""
+    latest: dict[dt.date, int] = {}
+    for pk, day in Publication.objects.filter(system=system).order_by("date", "edition").values_list("pk", "date"):
+        latest[day] = pk
+    if not latest:
+        return months
+    published = {
+        day: (rank, value, games)
+        for day, rank, value, games in PublishedEntry.objects.filter(
+            publication_id__in=list(latest.values()), coach_number=coach.number,
+            race_slug=race.slug if race else "", variant_slug=variant.slug,
+        ).values_list("publication__date", "rank", "value", "games")
+    }
+    places = rating_places(system.method)
+    out = []
+    for month in months:
+        if month.date not in latest:
+            out.append(month)
+        elif month.date not in published:
+            out.append(replace(month, published=PUBLISHED_OFF))
+        else:
+            rank, value, games = published[month.date]
+            same = rank == month.rank and fixed(value, places) == fixed(month.value, places)
+            out.append(replace(
+                month, rank=rank, value=value, games=games, on_list=True, published=PUBLISHED_ON,
+                revised_rank=None if same else month.rank, revised_value=None if same else month.value,
+            ))
+    return out
 
 
 def _group_keys(coaches: np.ndarray, coach: Coach) -> tuple[np.ndarray, np.ndarray, int]:

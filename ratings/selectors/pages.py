@@ -9,6 +9,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.expressions import RawSQL
@@ -29,6 +30,7 @@ from ratings.models import (
     RatingSystem,
 )
 from ratings.replay import months_between
+from ratings.selectors.waiting import WaitingCount, WaitingRow, waiting_counts, waiting_rows
 from ratingsite.formatting import fixed
 from tournaments.models import Award, Coach, Event, EventStatus, Game, GameSide, Race, Variant, public_q
 
@@ -72,6 +74,19 @@ def ranking_current(system: RatingSystem):
         .order_by(*RANKING_ORDER)
         .counted_as_of(system.recalculated_at and f"{system.pk}:{system.recalculated_at.isoformat()}")
     )
+
+
+def ranking_variants(system: RatingSystem) -> list[dict]:
+    """The variants the system rates, the most played first (by the games its current ratings hold):
+    a ranking shows one at a time, the first by default. Kept until the system's next run commits."""
+    def build():
+        return list(
+            CurrentRating.objects.filter(system=system).order_by().values("variant__slug", "variant__name")
+            .annotate(played=Sum("games")).order_by("-played", "variant__name")
+        )
+    if system.recalculated_at is None:
+        return build()
+    return cache.get_or_set(f"ranking-variants:{system.pk}:{system.recalculated_at.isoformat()}", build, 24 * 3600) or []
 
 
 def ranking_of_list(rating_list: RatingList):
@@ -386,7 +401,7 @@ class Period:
 
 @dataclass
 class BreakdownRow:
-    row: CalculationRow
+    row: CalculationRow | WaitingRow
     footnote: int | None = None
     w_minus_we: float | None = None
     kind: str = "counted"  # counted, excluded, depot
@@ -408,6 +423,30 @@ class Breakdown:
     recent: list = field(default_factory=list)  # the last four periods with a new rating
     blocks: list = field(default_factory=list)  # KNSB: EventBlock, one per event of the list period
     extra_remise: SimpleNamespace | None = None  # KNSB at 0 % or 100 %: the fictitious draw's row
+    waiting: list = field(default_factory=list)  # KNSB: WaitingBlock, one per list still to be made
+
+
+@dataclass
+class WaitingBlock:
+    """The key's games waiting for one list, as it will rate them: provisional, in no stored total.
+    The sums are the events' (counted games; We, W − We and Rt over those with a We)."""
+
+    list_date: dt.date
+    items: list  # BreakdownRow of WaitingRow
+    events: list  # EventBlock
+    nt: int = 0
+    wt: float = 0.0
+    w_minus_we: float | None = None
+    rtt: float | None = None
+
+    @classmethod
+    def of(cls, list_date: dt.date, items: list[BreakdownRow]) -> WaitingBlock:
+        events = _event_blocks(items)
+        rated = [e for e in events if e.rtt is not None]
+        return cls(
+            list_date, items, events, nt=sum(e.nt for e in events), wt=sum(e.wt for e in events),
+            w_minus_we=sum(e.w_minus_we for e in rated) if rated else None, rtt=sum(e.rtt for e in rated) if rated else None,
+        )
 
 
 def period_title(system: RatingSystem, label: str, event_names: dict) -> str:
@@ -461,16 +500,22 @@ def breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, periods=periods, period=chosen,
         recent=recent,
     )
-    if chosen is None:
-        return result
     knsb = system.method == Method.KNSB
+    waiting = _key_waiting(system, coach, race, variant) if knsb else []
+    if chosen is None:
+        if waiting:
+            result.waiting, _, result.footnotes = _waiting_blocks(system, waiting, [])
+        return result
     rows = CalculationRow.objects.filter(**key, period=chosen.label).select_related("opponent", "opponent_race")
     if knsb:  # a list period holds the games of several events, each with its own block
         rows = rows.annotate(event_id=F("game__event_id"), event_name=F("game__event__name"), reported_on=F("game__reported_on"))
     rows = list(rows.order_by("played_at", "game_id"))
     if rows:
         chosen.first, chosen.last = _day(rows[0].played_at), _day(rows[-1].played_at)
-    result.rows, result.footnotes = _breakdown_rows(system, rows)
+    if waiting:  # one numbering of footnotes for the waiting rows and the period's
+        result.waiting, result.rows, result.footnotes = _waiting_blocks(system, waiting, rows)
+    else:
+        result.rows, result.footnotes = _breakdown_rows(system, rows)
     changed = [item for item in result.rows if item.rating_after is not None]
     if changed:  # NAF Elo: the event's own change, and other events' games amid its own
         chosen.change = sum(item.rating_after - item.row.r0 for item in changed)
@@ -482,6 +527,66 @@ def breakdown(
         result.blocks = _event_blocks(result.rows)
         result.extra_remise = _extra_remise(chosen.summary, result.rows)
     return result
+
+
+def _key_waiting(system: RatingSystem, coach: Coach, race: Race | None, variant: Variant) -> list[WaitingRow]:
+    key = (coach.pk, race.pk if race is not None else None, variant.pk)
+    return [row for row in waiting_rows(system, coach_ids={coach.pk}) if row.key == key]
+
+
+def _waiting_blocks(system: RatingSystem, waiting: list[WaitingRow], rows: list) -> tuple[list, list, list]:
+    """(a WaitingBlock per list still to be made, the period's BreakdownRows, the footnotes of both)."""
+    items, footnotes = _breakdown_rows(system, [*waiting, *rows])
+    by_list: dict[dt.date, list] = {}
+    for item in items[:len(waiting)]:
+        by_list.setdefault(item.row.waiting_for, []).append(item)
+    blocks = [WaitingBlock.of(day, found) for day, found in sorted(by_list.items())]
+    return blocks, items[len(waiting):], footnotes
+
+
+@dataclass
+class WaitingNote:
+    """A coach's games in one rating key waiting for a list (rated or not yet: the depot)."""
+
+    system: RatingSystem
+    race: Race | None
+    variant: Variant
+    count: WaitingCount
+    rated: bool = False  # the key has a rating (False: its games wait for the depot)
+
+    @property
+    def games(self) -> int:
+        """The waiting games, counting or not."""
+        return len(self.count.played)
+
+
+def coach_waiting(coach: Coach, systems: list[RatingSystem]) -> list[WaitingNote]:
+    """The coach's games waiting for a list, per rating key (KNSB), by system, variant and race."""
+    counts = {}
+    for system in systems:
+        rows = [row for row in waiting_rows(system, coach_ids={coach.pk}) if row.coach_id == coach.pk]
+        for key, count in waiting_counts(rows).items():
+            counts[(system, key[1], key[2])] = count
+    if not counts:
+        return []
+    races = Race.objects.in_bulk({race for _, race, _ in counts if race is not None})
+    variants = Variant.objects.in_bulk({variant for *_, variant in counts})
+    rated = set(CurrentRating.objects.filter(coach=coach, system__in={s for s, _, _ in counts}).values_list(
+        "system_id", "race_id", "variant_id"))
+    notes = [
+        WaitingNote(system, races.get(race) if race is not None else None, variants[variant], count,
+                    rated=(system.pk, race, variant) in rated)
+        for (system, race, variant), count in counts.items()
+    ]
+    return sorted(notes, key=lambda n: (n.system.display_order, n.system.name, n.variant.name, n.race.name if n.race else ""))
+
+
+def ranking_waiting(system: RatingSystem, *, coach_ids: set[int]) -> dict[tuple, WaitingCount]:
+    """(coach id, race id, variant id) -> the games of those coaches' keys waiting for the next list
+    (KNSB; empty otherwise)."""
+    if system.method != Method.KNSB or not coach_ids:
+        return {}
+    return waiting_counts([row for row in waiting_rows(system, coach_ids=coach_ids) if row.coach_id in coach_ids])
 
 
 def _key_periods(system: RatingSystem, key: dict) -> tuple[list[Period], dict[str, Period]]:
@@ -515,7 +620,7 @@ def _add_summaries(key: dict, periods: list[Period | None]) -> None:
             entry.summary = SimpleNamespace(**values)
 
 
-def _breakdown_rows(system: RatingSystem, rows: list[CalculationRow]) -> tuple[list[BreakdownRow], list[tuple[int, str]]]:
+def _breakdown_rows(system: RatingSystem, rows: list) -> tuple[list[BreakdownRow], list[tuple[int, str]]]:
     """The rows as the page shows them (kind, W − We, the Elo CR after the game, footnote number),
     and the footnotes: one number per reason a game did not count, in order of first use."""
     elo = system.method == Method.NAF_ELO
@@ -547,7 +652,7 @@ LATE_TEXT = ("reported late, after the list that would have rated it was out: ra
              "its report, with R0 and Rc from the list in force when it was played (Lijstdatum)")
 
 
-def processed_late(row: CalculationRow) -> bool:
+def processed_late(row: CalculationRow | WaitingRow) -> bool:
     """Whether a KNSB row's game went into a later list than the one after its month of play (a
     depot game: entered its depot at a later list)."""
     return months_between(row.played_at.date(), row.depot_date or dt.date.fromisoformat(row.period)) > 1
@@ -675,6 +780,8 @@ class Standing:
     position: int = 0
     without_we: int = 0  # counted games without We (KNSB depot and start rating), left out of W − We
     between: list = field(default_factory=list)  # NAF Elo: OtherEvent, games of other events amid these
+    waiting: SimpleNamespace | None = None  # KNSB: the coach's games here waiting for a list, as it will rate them
+    lists: list = field(default_factory=list)  # KNSB: the lists that rated the coach's counted games here
 
 
 def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
@@ -688,6 +795,7 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
     """
     standings = _event_records(event)
     spans = _add_rating_figures(standings, event, system)
+    _add_waiting(standings, event, system)
     if system.method == Method.NAF_ELO:
         label = f"{EVENT_PREFIX}{event.pk}"
         after = PeriodSummary.objects.filter(system=system, period=label, rl__isnull=False)
@@ -744,15 +852,18 @@ def _add_rating_figures(standings: dict[int, Standing], event: Event, system: Ra
     Returns, for NAF Elo, each key's first and last (played_at, game_id) there."""
     rows = (
         CalculationRow.objects.filter(system=system, game__event=event, counted=True)
-        .values_list("coach_id", "race_id", "variant_id", "played_at", "game_id", "w", "we", "rt", "r0")
+        .values_list("coach_id", "race_id", "variant_id", "played_at", "game_id", "w", "we", "rt", "r0", "period")
         .order_by("played_at", "game_id")
     )
     elo = system.method == Method.NAF_ELO
+    knsb = system.method == Method.KNSB
     spans: dict[tuple, list] = {}
-    for coach_id, race_id, variant_id, played_at, game_id, w, we, rt, r0 in rows:
+    for coach_id, race_id, variant_id, played_at, game_id, w, we, rt, r0, period in rows:
         standing = standings.get(coach_id)
         if standing is None:
             continue
+        if knsb and period not in standing.lists:
+            standing.lists.append(period)
         standing.counted += 1
         standing.wt = (standing.wt or 0.0) + w
         if we is None:  # W − We is per game: depot and start-rating games have no We
@@ -766,6 +877,31 @@ def _add_rating_figures(standings: dict[int, Standing], event: Event, system: Ra
             span = spans.setdefault((coach_id, race_id, variant_id), [(played_at, game_id), None])
             span[1] = (played_at, game_id)
     return spans
+
+
+def _add_waiting(standings: dict[int, Standing], event: Event, system: RatingSystem) -> None:
+    """Each coach's games here waiting for a KNSB list: the list, and Wt, Σ(W − We) and ΣRt as it
+    will rate them (provisional: kept apart from the stored figures)."""
+    for row in waiting_rows(system, event=event):
+        standing = standings.get(row.coach_id)
+        if standing is None:
+            continue
+        waiting = standing.waiting
+        if waiting is None:
+            waiting = standing.waiting = SimpleNamespace(
+                lists=[], games=set(), counted=0, wt=None, w_minus_we=None, change=None, list_date=None,
+            )
+        if row.waiting_for not in waiting.lists:
+            waiting.lists = sorted([*waiting.lists, row.waiting_for])
+            waiting.list_date = waiting.lists[0]
+        waiting.games.add(row.game_id)
+        if row.counted:
+            waiting.counted += 1
+            waiting.wt = (waiting.wt or 0.0) + row.w
+        if row.counted and row.we is not None:
+            waiting.w_minus_we = (waiting.w_minus_we or 0.0) + (row.w - row.we)
+        if row.rt is not None:  # a correction's row taking the old result back has a (negative) Rt
+            waiting.change = (waiting.change or 0.0) + row.rt
 
 
 @dataclass

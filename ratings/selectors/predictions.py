@@ -24,11 +24,13 @@ from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.common import BYE, FORFEIT, GLOBAL_REASON_TEXT, PLAYED, REASON_TEXT, CountingRule, GameRecord
 from ratings.models import CalculationRow, CurrentRating, Method, RatingListEntry, RatingSystem
 from ratings.selectors.pages import event_games
+from ratingsite.formatting import fixed
 from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant
 from tournaments.permissions import ENTER_EVENTS
 from tournaments.selectors import organiser_event_get
 
 PREDICTED_STATUSES = (EventStatus.SUBMITTED, EventStatus.SANCTIONED)
+WE_PLACES = 3  # the pages show We to three places: a pairing even at them names no favourite
 NO_LIST_RATING = "no list rating yet"
 OPPONENT_NO_LIST_RATING = "opponent has no list rating yet"
 NOT_RATED_YET = {
@@ -113,7 +115,7 @@ class Pairing:
 @dataclass
 class RoundPredictions:
     """A round's pairings, and per system the favourites' expected and actual total (the side with
-    the higher We in each game both of whose sides are predicted)."""
+    the higher We, as shown, in each game both of whose sides are predicted)."""
 
     round: object
     pairings: list[Pairing]
@@ -324,7 +326,7 @@ def _event_totals(event: Event, games: list[Game], columns: list[SystemPredictio
                 columns[index].event.add(side)
                 if total.rating is None and side.we is not None:
                     total.rating = side.rating
-            if home.we is not None and away.we is not None and home.we != away.we:
+            if home.we is not None and away.we is not None and fixed(home.we, WE_PLACES) != fixed(away.we, WE_PLACES):
                 round_.favourites[index][1].add(home if home.we > away.we else away)
     ordered = sorted(coaches, key=lambda pk: (coaches[pk][0].coach.name, pk))
     for index, column in enumerate(columns):

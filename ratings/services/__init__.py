@@ -11,7 +11,7 @@ from ratings.services.execution import (
     recalculation_execute_many,
 )
 from ratings.services.leases import recalculation_cancel, recalculation_sweep
-from ratings.services.publication import list_republish, lists_publish_due
+from ratings.services.publication import list_republish, lists_publish_due, publication_digest
 from ratings.services.requests import (
     ACCURACY_TASK,
     RECALCULATE_TASK,
@@ -35,6 +35,7 @@ __all__ = [
     "complete_list",
     "list_republish",
     "lists_publish_due",
+    "publication_digest",
     "rating_system_update",
     "recalculation_cancel",
     "recalculation_dispatch",

@@ -8,6 +8,8 @@
    period to the next; each current rating and list entry from the key's rows or summaries in force
    at its date. A replay that shares a bug with the recalculation agrees with what it stored; the
    stored figures then still disagree with their own rows.
+3. Each published list on its own (published.py): its digest, its ranks from its values, and its
+   entries against a replay of the games as reported before it was published.
 
 Both read every table once per system, as columns (NumPy arrays): on PostgreSQL as one binary COPY
 per table of fixed-width values (no Python object per value), elsewhere through the cursor. The
@@ -33,6 +35,7 @@ from ratings.services.storage import _Keys
 from ratings.services.workers import can_fork, in_processes
 from ratings.verification.checks import check_stored
 from ratings.verification.differences import Differences
+from ratings.verification.published import check_publications
 from ratings.verification.replayed import _replay, compare_with_replay
 from ratings.verification.stored import _codes, _Names, read_stored
 
@@ -42,7 +45,9 @@ __all__ = ["Differences", "verify_system", "verify_systems"]
 def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: int = 10, games: list | None = None,
                   replayed: bool = True) -> Differences:
     """Every stored calculation row, summary, list entry and current rating against a fresh replay
-    (unless not `replayed`) and against its own rows and formula. `games`: read once for several systems."""
+    (unless not `replayed`) and against its own rows and formula; every publication against its
+    digest and ranking rule and (unless not `replayed`) the games reported before it. `games`: read
+    once for several systems."""
     today = today or timezone.now().date()
     module, config = engine_for(system)
     keys = _Keys()
@@ -59,6 +64,8 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
             compare_with_replay(diffs, expected, stored, today, names)
             del expected
         check_stored(diffs, system, config, stored, names, games, today)
+        del stored
+        check_publications(diffs, system, module, config, games, replayed=replayed)
     return diffs
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -84,6 +85,8 @@ INSTALLED_APPS = [
     "ratings",
     "stats",
     "audit",
+    "ratingsite.apps.SiteConfig",
+    "csp",
 ]
 
 MIDDLEWARE = [
@@ -91,13 +94,18 @@ MIDDLEWARE = [
     "ratingsite.middleware.ClientAddressMiddleware",
     "ratingsite.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # a page for someone logged in is his own: no shared cache keeps it
+    "ratingsite.middleware.MemberPagesPrivateMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # a login whose limits cannot be counted (Redis out) gets "logins are paused" (503), not a 500
+    "ratingsite.login_limits.LoginsPausedMiddleware",
     # last: turns a login refused for too many failures into the lockout page
     "axes.middleware.AxesMiddleware",
 ]
@@ -122,6 +130,7 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "ratingsite.wsgi.application"
 
+SILENCED_SYSTEM_CHECKS: list[str] = []
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
@@ -133,6 +142,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;"
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # the covering indexes' INCLUDE columns are PostgreSQL's; SQLite keeps the index on its keys alone
+    SILENCED_SYSTEM_CHECKS = ["models.W040"]
 # a connection kept from an earlier request is checked first: a database restart costs no 500
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # a 64-coach, 7-round event's entry form posts some 2,700 fields (Django's default refuses 1,000)
@@ -151,6 +162,24 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 PAGE_RENDER_SLOTS = int(os.environ.get("PAGE_RENDER_SLOTS", "2"))
 PAGE_EXPORT_SLOTS = int(os.environ.get("PAGE_EXPORT_SLOTS", "1"))
 
+# Every page's Content-Security-Policy (django-csp): the site's own scripts, styles, images and forms
+# only, nothing inline, no plugins, and no framing by other sites; a page that needs more says so
+# with csp_update (the race grid's cell colours). Vendored assets only, so 'self' is all there is.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
 # Addresses (or networks, 10.0.0.0/8) of the reverse proxies in front of the site: only a request
 # from one of them has its X-Forwarded-For read for the client's address; none by default.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
@@ -168,20 +197,25 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 AUTHENTICATION_BACKENDS = [
-    # refuses a login while its account or address is locked out, before the password is checked
+    # refuse a login while its account, or its address (alone or with that account), is locked out,
+    # before the password is checked
+    "ratingsite.login_limits.AccountLockBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # Login limits (django-axes, on both logins: /accounts/login/ and /admin/login/), counted in the
-# cache: LOGIN_FAILURE_LIMIT failures for one account from any address, or from one address over
-# any accounts (password spraying), lock that account or address out for LOGIN_COOLOFF_MINUTES. A
-# success resets nothing, so an attacker's own account cannot clear his address. The login form
-# itself refuses one account from one address after 5 failures (tournaments.forms.LoginAttempts).
+# cache: LOGIN_FAILURE_LIMIT failures from one address, for one account or over any accounts
+# (password spraying), lock that account there, or that address, out for LOGIN_COOLOFF_MINUTES;
+# failures from other addresses never lock a member out where he is. An account is locked from
+# every address only after LOGIN_ACCOUNT_FAILURE_LIMIT failures (ratingsite.login_limits), which
+# staff can lift. A success resets nothing, so an attacker's own account cannot clear his address.
+# Both login forms also refuse one account from one address after 5 failures (tournaments.forms.LoginAttempts).
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_CACHE = "limits"
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "20"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+LOGIN_ACCOUNT_FAILURE_LIMIT = int(os.environ.get("LOGIN_ACCOUNT_FAILURE_LIMIT", "200"))
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "ratingsite.login_limits.lockout_response"
 AXES_USERNAME_CALLABLE = "ratingsite.login_limits.attempted_username"
@@ -227,6 +261,10 @@ CSRF_FAILURE_VIEW = "ratingsite.errors.csrf_failure"
 # Celery: unset broker means tasks run in-process (eagerly), so a first run needs no Redis.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+if CELERY_TASK_ALWAYS_EAGER:
+    # an eager task still takes a producer from the broker's pool: the in-memory transport, so that
+    # nothing guesses a broker on localhost (kombu's "No hostname was supplied", four times a demo)
+    CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True

@@ -2,7 +2,7 @@
 import os
 
 from .base import *  # noqa: F401,F403
-from .base import CACHES, env_bool
+from .base import CACHES, SILENCED_SYSTEM_CHECKS, env_bool
 
 DEBUG = env_bool("DEBUG", True)
 # Only ever on a developer's machine: production refuses it.
@@ -10,4 +10,4 @@ SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-development-key-do-not-us
 
 if CACHES["default"]["BACKEND"].endswith("LocMemCache"):
     # axes warns of a per-process cache; runserver is one process
-    SILENCED_SYSTEM_CHECKS = ["axes.W001"]
+    SILENCED_SYSTEM_CHECKS = [*SILENCED_SYSTEM_CHECKS, "axes.W001"]

@@ -26,7 +26,7 @@ def league(league):
 
 @pytest.fixture
 def games_form(league):
-    """The edit page of an organiser's event with two games entered."""
+    """The page of the first round of an organiser's event, with two games entered."""
     owner = organiser("olga")
     event = EventFactory(name="Delft Open", start_date=DAY, end_date=DAY, status=EventStatus.DRAFT, organiser=owner)
     coaches = [league[name] for name in ("anna", "bert", "cees", "dirk")]
@@ -35,7 +35,7 @@ def games_form(league):
     round_ = RoundFactory(event=event, number=1, date=DAY)
     play(round_, coaches[0], coaches[1], (2, 1))
     play(round_, coaches[2], coaches[3], (1, 1))
-    return f"/organiser/events/{event.pk}/edit/"
+    return f"/organiser/events/{event.pk}/edit/?round=1"
 
 
 def _tab(browser, live_server, width, height):
@@ -87,6 +87,16 @@ def test_a_ranking_on_a_phone_shows_rank_coach_and_rating_without_sideways_scrol
     assert first.locator("td.col-coach").inner_text() != ""
     assert not first.locator("td.col-number").is_visible()
     assert phone390.locator(".ranking-table th.col-value").inner_text() == "Rating"
+
+
+def test_every_variant_in_one_ranking_keeps_its_variant_column_on_a_phone(phone390, league):
+    phone390.goto("/rankings/elo/?variant=")
+    first = phone390.locator(".ranking-table table tbody tr:has(td.col-coach)").first
+    assert first.locator("td.col-variant").is_visible()
+    assert inside_viewport(phone390, first.locator("td.col-variant"))
+    assert not first.locator("td.col-number").is_visible()
+    phone390.goto("/rankings/elo/")  # one variant, named in the caption and the switch: no column
+    assert phone390.locator(".ranking-table td.col-variant").count() == 0
 
 
 def test_a_list_on_a_phone_shows_coach_rating_and_change_without_sideways_scrolling(phone390, league):

@@ -221,3 +221,18 @@ def test_a_rated_event_gives_the_stored_we_and_the_scores_per_round_and_for_the_
         y: (2, pytest.approx(0.992325, abs=1e-6), 1.5), z: (2, pytest.approx(1.007675, abs=1e-6), 0.5),
     }
     assert (elo.event.games, elo.event.we, elo.event.w) == (8, pytest.approx(4.0), 4.0)
+
+
+def test_a_pairing_even_at_the_shown_precision_has_no_favourite():
+    a, b, c, d = CoachFactory.create_batch(4)
+    # 150.05 v 150: P = 1/(10^(−0.05/150) + 1) = 0.500192, shown 0.500 – 0.500: no favourite; 160 v 140: 0.576156
+    for coach, value in ((a, 150.05), (b, 150.0), (c, 160.0), (d, 140.0)):
+        _rate("elo", coach, race_slug="human", value=value)
+    event = EventFactory(start_date=dt.date(2024, 3, 2), status=EventStatus.SUBMITTED, organiser=organiser())
+    round_ = RoundFactory(event=event, number=1)
+    play(round_, a, b, (1, 0), home_race="human", away_race="human")
+    play(round_, c, d, (0, 1), home_race="human", away_race="human")
+    predictions = selectors.event_predictions(event, selectors.public_systems())
+    assert _we(predictions, "elo")[0][0] == pytest.approx((0.500192, 0.499808), abs=1e-6)
+    favourites = predictions.rounds[0].favourites[_column(predictions, "elo")][1]
+    assert (favourites.games, favourites.we) == (1, pytest.approx(0.576156, abs=1e-6))

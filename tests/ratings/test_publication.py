@@ -6,12 +6,22 @@ import datetime as dt
 import io
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from audit.models import Action, AuditRecord
 from ratings import services
-from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, Trigger
+from ratings.models import (
+    Publication,
+    PublishedEntry,
+    RatingList,
+    RatingListEntry,
+    RatingSystem,
+    RecalculationRun,
+    RunStatus,
+    Trigger,
+)
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser, staff
 from tests.web.conftest import TODAY, build_league, recalculate_all, table
@@ -208,10 +218,11 @@ def test_staff_publish_a_list_again_with_a_reason_and_the_earlier_edition_stays_
     RatingListEntry.objects.filter(system__slug="elo", rating_list__date=dt.date(2024, 7, 1), coach__number=101).update(value=199.0)
     sam = staff("sam")
     client.force_login(sam)
-    refused = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "  "}, follow=True)
+    refused = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "  ", "edition": "1"}, follow=True)
     assert "Give the reason for publishing this list again" in refused.content.decode()
     assert Publication.objects.filter(system__slug="elo", date=dt.date(2024, 7, 1)).count() == 1
-    response = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling 2024/7: Anna's forfeit reversed"}, follow=True)
+    ruling = {"reason": "Ruling 2024/7: Anna's forfeit reversed", "edition": "1"}
+    response = client.post("/staff/lists/elo/2024-07/republish/", ruling, follow=True)
     text = response.content.decode()
     assert "edition 1 stays readable at its own address" in text
     second = Publication.objects.get(system__slug="elo", date=dt.date(2024, 7, 1), edition=2)
@@ -224,8 +235,51 @@ def test_staff_publish_a_list_again_with_a_reason_and_the_earlier_edition_stays_
     assert sorted(PublishedEntry.objects.filter(publication=old.context["publication"]).values_list(*FIGURES)) == first
     record = AuditRecord.objects.get(action=Action.LIST_REPUBLISH)
     assert (record.actor, record.note, record.before, record.after) == (
-        sam, "Ruling 2024/7: Anna's forfeit reversed", {"edition": 1}, {"edition": 2, "date": "2024-07-01"})
+        sam, "Ruling 2024/7: Anna's forfeit reversed", {"edition": 1},
+        {"edition": 2, "date": "2024-07-01", "digest": second.digest})
+    assert second.digest == services.publication_digest(second) != Publication.objects.get(pk=old.context["publication"].pk).digest
     assert client.get("/lists/elo/2024-07/edition/3/").status_code == 404
+
+
+def test_a_double_click_on_republish_makes_one_edition_and_both_requests_land_on_it(client, league):
+    sam = staff("sam")
+    client.force_login(sam)
+    form = client.get("/lists/elo/2024-07/").content.decode()
+    assert '<input type="hidden" name="edition" value="1">' in form
+    posted = {"reason": "Ruling 2024/7", "edition": "1"}
+    first = client.post("/staff/lists/elo/2024-07/republish/", posted, follow=True)
+    again = client.post("/staff/lists/elo/2024-07/republish/", posted, follow=True)
+    assert [p.edition for p in Publication.objects.filter(system__slug="elo", date=dt.date(2024, 7, 1)).order_by("edition")] == [1, 2]
+    assert AuditRecord.objects.filter(action=Action.LIST_REPUBLISH).count() == 1
+    assert "edition 1 stays readable at its own address" in first.content.decode()
+    assert "edition 1 stays readable at its own address" in again.content.decode()
+    assert '<input type="hidden" name="edition" value="2">' in again.content.decode()  # the next form publishes edition 3
+
+
+def test_republishing_from_a_page_an_edition_behind_with_another_reason_is_refused_and_names_the_newer_edition(client, league):
+    elo = RatingSystem.objects.get(slug="elo")
+    sam, tess = staff("sam"), staff("tess")
+    second = services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=sam, reason="Ruling 2024/7", edition=1)
+    assert services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=sam, reason=" Ruling 2024/7 ", edition=1) == second
+    with pytest.raises(ValidationError) as refused:
+        services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=tess, reason="Ruling 2024/8", edition=1)
+    assert refused.value.messages == [
+        f"Edition 2 of this list was published meanwhile, at {timezone.localtime(second.published_at):%Y-%m-%d %H:%M}, by sam: "
+        "“Ruling 2024/7”. Read it, then publish again from its page if the list still needs it."
+    ]
+    with pytest.raises(ValidationError) as unknown:
+        services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=tess, reason="Ruling 2024/8", edition=5)
+    assert unknown.value.messages == ["This list has no edition 5 yet: reload its page and publish again from there."]
+    third = services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=tess, reason="Ruling 2024/8", edition=2)
+    assert third.edition == 3
+    assert Publication.objects.filter(system=elo, date=dt.date(2024, 7, 1)).count() == 3
+
+
+def test_a_republish_form_without_its_edition_is_refused_and_publishes_nothing(client, league):
+    client.force_login(staff("sam"))
+    response = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling"}, follow=True)
+    assert "Reload the page of the list and publish again from there" in response.content.decode()
+    assert Publication.objects.filter(edition__gt=1).count() == 0
 
 
 def test_only_staff_may_publish_again_by_post_and_not_while_a_run_is_queued(client, league):
@@ -235,9 +289,9 @@ def test_only_staff_may_publish_again_by_post_and_not_while_a_run_is_queued(clie
     client.force_login(staff("sam"))
     assert client.get("/staff/lists/elo/2024-07/republish/").status_code == 405
     services.recalculation_request(system=RatingSystem.objects.get(slug="elo"), trigger=Trigger.MANUAL, enqueue=False)
-    queued = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling"}, follow=True)
+    queued = client.post("/staff/lists/elo/2024-07/republish/", {"reason": "Ruling", "edition": "1"}, follow=True)
     assert "NAF Elo is being recalculated: publish the list again once that run has finished." in queued.content.decode()
-    assert client.post("/staff/lists/elo/1999-01/republish/", {"reason": "Ruling"}, follow=True).status_code == 404
+    assert client.post("/staff/lists/elo/1999-01/republish/", {"reason": "Ruling", "edition": "1"}, follow=True).status_code == 404
     assert Publication.objects.filter(edition__gt=1).count() == 0
 
 
@@ -292,3 +346,80 @@ def test_the_demo_reports_one_event_late_and_its_lists_show_the_revision_and_why
     again = io.StringIO()
     call_command("seed_demo", *size, "--report-late", stdout=again)
     assert "0 events reported late" in again.getvalue()  # done once
+
+
+def test_verify_ratings_checks_every_edition_against_the_games_reported_before_it(league, django_capture_on_commit_callbacks, capsys):
+    """A late event and a correction after the lists were published, then a list published again
+    the same day: the live lists hold them, edition 1 does not, edition 2 does; each verifies
+    against the games reported before its own publication."""
+    report_late(league, django_capture_on_commit_callbacks)
+    game = league["dutch"].games.order_by("id").first()
+    with django_capture_on_commit_callbacks(execute=False):
+        record.game_correct(game=game, actor=None, home_touchdowns=0, away_touchdowns=3)
+    recalculate_all(trigger=Trigger.CORRECTED, since=dt.date(2024, 3, 2))
+    for run in RecalculationRun.objects.filter(status=RunStatus.QUEUED):  # those of the clock's day: done as of the league's
+        services.recalculation_cancel(run=run, actor=None)
+    elo = RatingSystem.objects.get(slug="elo")
+    second = services.list_republish(system=elo, date=dt.date(2024, 7, 1), actor=staff("sam"), reason="Ruling 2024/8", edition=1)
+    first = Publication.objects.get(system=elo, date=dt.date(2024, 7, 1), edition=1)
+    assert published("elo", dt.date(2024, 7, 1)) != sorted(PublishedEntry.objects.filter(publication=first).values_list(*FIGURES))
+    assert second.digest == services.publication_digest(second)
+    call_command("verify_ratings", "--today", TODAY.isoformat())
+    out = capsys.readouterr().out
+    for system in RatingSystem.objects.filter(active=True):
+        assert f"{system.slug}: every stored figure matches a fresh recalculation" in out
+    # edition 2 is what the games reported by today give, not what those before today give
+    PublishedEntry.objects.filter(publication=second, coach_number=101).update(value=150.0)
+    Publication.objects.filter(pk=second.pk).update(digest=services.publication_digest(second))
+    with pytest.raises(CommandError, match="3 published figure"):  # the value, and two overall ranks it upsets
+        call_command("verify_ratings", "--system", "elo", "--today", TODAY.isoformat())
+    day = timezone.localdate() + dt.timedelta(days=1)
+    assert (f"published list of 2024-07-01, edition 2 entry of coach 101 (human, blood-bowl-2020): value published 150, "
+            f"the games reported before {day} give ") in capsys.readouterr().out
+
+
+def test_verify_ratings_says_which_publications_a_parameter_change_leaves_unreplayed(league, django_capture_on_commit_callbacks, capsys):
+    elo = RatingSystem.objects.get(slug="elo")
+    with django_capture_on_commit_callbacks(execute=False):
+        services.rating_system_update(system=elo, actor=staff("sam"), parameters={**elo.parameters, "start_rating": 200.0})
+    recalculate_all(trigger=Trigger.PARAMETERS)
+    count = Publication.objects.filter(system=elo).count()
+    call_command("verify_ratings", "--system", "elo", "--today", TODAY.isoformat())
+    out = capsys.readouterr().out
+    assert f"elo: {count} publication(s) made before the parameters changed on " in out
+    assert "elo: every stored figure matches a fresh recalculation" in out
+
+
+def test_verify_ratings_refuses_a_day_to_come():
+    with pytest.raises(CommandError, match="is after today"):
+        call_command("verify_ratings", "--today", (timezone.localdate() + dt.timedelta(days=1)).isoformat())
+
+
+def test_verify_ratings_says_which_publications_a_merge_leaves_unreplayed(league, django_capture_on_commit_callbacks, capsys):
+    duplicate = CoachFactory(number=190, name="Anna J.")
+    second = EventFactory(name="Second Cup", start_date=dt.date(2024, 9, 21))
+    play(RoundFactory(event=second, number=1), duplicate, league["cees"], (1, 0), home_race="human", away_race="human")
+    october = dt.date(2024, 10, 3)
+    recalculate_all(today=october)
+    with django_capture_on_commit_callbacks(execute=False):
+        record.coach_merge(keep=league["anna"], duplicate=duplicate, actor=None)
+    recalculate_all(trigger=Trigger.MERGE, since=dt.date(2024, 9, 21), today=october)
+    count = Publication.objects.filter(system__slug="elo").count()
+    # the list of 1 October ranks coach 190, who has no game under his number now: not a difference
+    assert PublishedEntry.objects.filter(publication__date=dt.date(2024, 10, 1), coach_number=190, rank__isnull=False).exists()
+    call_command("verify_ratings", "--today", october.isoformat())
+    out = capsys.readouterr().out
+    assert f"elo: {count} publication(s) made before a coach merge on " in out
+    assert "elo: every stored figure matches a fresh recalculation" in out
+
+
+def test_the_migration_digests_the_publications_made_before_digests(league):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    digests = dict(Publication.objects.values_list("pk", "digest"))
+    assert all(len(d) == 64 for d in digests.values())
+    Publication.objects.update(digest="")
+    import_module("ratings.migrations.0022_publication_digest").digest_existing(apps, None)
+    assert dict(Publication.objects.values_list("pk", "digest")) == digests

@@ -7,10 +7,21 @@ from django.core.management.base import CommandError
 
 from ratings import replay as replay_module
 from ratings import services
-from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingSystem, Trigger
+from ratings.models import (
+    CalculationRow,
+    CurrentRating,
+    PeriodSummary,
+    Publication,
+    PublishedEntry,
+    RatingListEntry,
+    RatingSystem,
+    Trigger,
+)
+from ratings.services import publication_digest
 from ratings.verification import verify_system
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.ratings.conftest import add_event
+from tournaments import services as record
 
 pytestmark = pytest.mark.django_db
 
@@ -138,3 +149,138 @@ def test_the_elo_rating_of_a_coach_in_two_overlapping_events_is_its_rating_after
     assert (f"current rating of coach {coaches[0].number} (orc, blood-bowl-2020): value stored {stale.value:.10g}, the "
             f"rating after its last counted game (game {last.game_id} on 2024-06-03) gives "
             f"{round(last.r0 + last.rt + 1e-9, 2):.10g}") in out
+
+
+# -- published lists: each on its own, independently of the live replay --
+
+@pytest.fixture
+def published(db):
+    """The federation with the Glicko systems ranking phi up to 300 (at 100 eight coaches' six
+    events rank no one), every list up to today published."""
+    for system in RatingSystem.objects.filter(method="glicko"):
+        RatingSystem.objects.filter(pk=system.pk).update(parameters={**system.parameters, "inactive_phi": 300.0})
+    coaches = CoachFactory.create_batch(8)
+    for month in range(1, 7):
+        add_event(coaches, dt.date(2024, month, 6), PAIRINGS[month % 2:month % 2 + 2])
+    for slug in SYSTEMS:
+        recalculate(slug)
+    return coaches
+
+
+def a_published_entry(slug):
+    """A ranked entry of the January 2025 list as published (complete, as January lists are)."""
+    return PublishedEntry.objects.filter(
+        publication__system__slug=slug, publication__date=dt.date(2025, 1, 1), rank__isnull=False,
+    ).select_related("publication").order_by("coach_number", "race_slug").first()
+
+
+def redigest(publication):
+    Publication.objects.filter(pk=publication.pk).update(digest=publication_digest(publication))
+
+
+def published_lines(slug, *, replayed=True):
+    found = verify_system(RatingSystem.objects.get(slug=slug), replayed=replayed, limit=50)
+    return found, found.first_published
+
+
+def test_every_publication_has_the_digest_of_its_entries(published):
+    publications = Publication.objects.all()
+    assert publications.count() >= 4 * 5
+    for publication in publications:
+        assert len(publication.digest) == 64
+        assert publication.digest == publication_digest(publication)
+    for slug in SYSTEMS:
+        found, lines = published_lines(slug)
+        assert found.published == 0, lines
+
+
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_a_published_value_raised_by_one_is_named(published, capsys, slug):
+    entry = a_published_entry(slug)
+    PublishedEntry.objects.filter(pk=entry.pk).update(value=entry.value + 1)
+    with pytest.raises(CommandError, match="published figure"):
+        call_command("verify_ratings", "--system", slug)
+    out = capsys.readouterr().out
+    named = f"published list of 2025-01-01 entry of coach {entry.coach_number} ({entry.race_slug or 'all races'}, "
+    assert "published list of 2025-01-01: digest stored" in out
+    # caught without the digest too: by the replay of the games reported before its publication
+    redigest(entry.publication)
+    found, lines = published_lines(slug)
+    assert any(line.startswith(named) and f"value published {entry.value + 1:.10g}, the games reported before " in line
+               and f"give {entry.value:.10g}" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_a_published_rank_changed_by_one_is_caught_by_the_rank_check(published, slug):
+    entry = a_published_entry(slug)
+    PublishedEntry.objects.filter(pk=entry.pk).update(rank=entry.rank + 1)
+    redigest(entry.publication)  # the digest cannot see it: the ranks must
+    found, lines = published_lines(slug, replayed=False)
+    assert found.replayed == 0
+    assert any(f"entry of coach {entry.coach_number} (" in line and f"rank published {entry.rank + 1}, its value " in line
+               and f"among the list's ranked entries gives {entry.rank}" in line for line in lines), lines
+
+
+def test_a_glicko_entry_ranked_above_the_inactive_limit_is_named(published):
+    entry = a_published_entry("glicko")
+    PublishedEntry.objects.filter(pk=entry.pk).update(phi=350.0)
+    redigest(entry.publication)
+    found, lines = published_lines("glicko", replayed=False)
+    assert any(f"entry of coach {entry.coach_number} (" in line and "its phi 350 is above the inactive limit 300" in line
+               for line in lines), lines
+
+
+def test_a_tampered_digest_is_named(published, capsys):
+    publication = Publication.objects.get(system__slug="elo", date=dt.date(2024, 5, 1))
+    Publication.objects.filter(pk=publication.pk).update(digest="0" * 64)
+    with pytest.raises(CommandError, match="1 published figure"):
+        call_command("verify_ratings", "--system", "elo")
+    out = capsys.readouterr().out
+    assert f"published list of 2024-05-01: digest stored {'0' * 64}, its entries and counts as stored now give " \
+           f"{publication.digest}" in out
+
+
+def test_a_list_with_a_late_report_still_verifies(published, capsys, django_capture_on_commit_callbacks):
+    """A backdated event sanctioned after the lists were published: the live lists are revised, the
+    published ones keep their figures, which are those of the games reported before."""
+    coaches = published
+    late = add_event(coaches, dt.date(2024, 3, 20), [[(0, 7, (3, 0)), (1, 6, (2, 0))]], status="submitted")
+    with django_capture_on_commit_callbacks():
+        record.event_sanction(event=late, actor=None)
+    for slug in SYSTEMS:
+        recalculate(slug)
+    published = PublishedEntry.objects.get(publication__system__slug="elo", publication__date=dt.date(2024, 4, 1),
+                                           coach_number=coaches[0].number)
+    live = RatingListEntry.objects.get(system__slug="elo", rating_list__date=dt.date(2024, 4, 1), coach=coaches[0])
+    assert live.value > published.value  # revised live, kept as published
+    call_command("verify_ratings")
+    out = capsys.readouterr().out
+    for slug in SYSTEMS:
+        assert f"{slug}: every stored figure matches a fresh recalculation" in out
+
+
+def test_reported_before_keeps_the_result_in_force_then():
+    from ratings.engines.common import Correction, GameRecord
+    from ratings.verification.published import reported_before
+
+    game = GameRecord(1, dt.datetime(2024, 3, 2, 10), 1, "bb", 1, "orc", 2, "human", 1.0,
+                      reported_on=dt.date(2024, 3, 5),
+                      corrections=(Correction(dt.date(2024, 5, 2), 0.0, "played", dt.date(2024, 3, 5)),))
+    assert reported_before([game], dt.date(2024, 3, 5)) == []
+    (then,) = reported_before([game], dt.date(2024, 4, 1))
+    assert (then.home_score, then.corrections) == (0.0, ())
+    (now,) = reported_before([game], dt.date(2024, 5, 3))
+    assert now is game
+
+
+@pytest.mark.parametrize("slug", ["elo", "knsb"])
+def test_a_ranked_entry_without_a_game_in_the_inactive_months_is_named(published, slug):
+    entry = a_published_entry(slug)
+    idle = CoachFactory()  # no game: the inactive rule gives him no rank
+    PublishedEntry.objects.filter(pk=entry.pk).update(coach_number=idle.number)
+    redigest(entry.publication)
+    found, lines = published_lines(slug, replayed=False)
+    assert lines == [
+        f"published list of 2025-01-01 entry of coach {idle.number} ({entry.race_slug or 'all races'}, "
+        f"{entry.variant_slug}): ranked {entry.rank}, but the key has no counted game in the 24 months before the list "
+        "(from 2023-01-01): the inactive rule gives no rank"]

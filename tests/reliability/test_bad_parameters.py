@@ -62,6 +62,8 @@ def test_a_page_size_out_of_range_is_a_400_naming_the_limit(client, federation, 
     response = client.get(url)
     assert response.status_code == 400
     assert "from 1 to 200" in response.content.decode()
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    assert "<h1>Bad request</h1>" in response.content.decode() and 'href="/rankings/"' in response.content.decode()
 
 
 def test_a_page_size_within_the_cap_is_honoured(client, federation, db):
@@ -78,6 +80,14 @@ def test_control_characters_in_the_query_are_a_400_with_a_message(client, federa
     response = client.get(url)
     assert response.status_code == 400
     assert "control character" in response.content.decode()
+    assert "<h1>Bad request</h1>" in response.content.decode()
+
+
+def test_an_export_format_not_offered_is_the_sites_400_page(client, federation, db):
+    response = client.get("/rankings/elo/?_export=xlsx")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Only ?_export=csv is offered." in page and "<h1>Bad request</h1>" in page
 
 
 @pytest.mark.parametrize("path", ["/staff/runs/", "/staff/events/", "/staff/members/", "/staff/audit/"])

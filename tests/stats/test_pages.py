@@ -205,3 +205,13 @@ def test_coaches_sort_by_name_and_by_ratio(client, league):
     assert by_name.index("Dirk Delta") < by_name.index("Cora Charlie") < by_name.index("Anna Alpha")
     by_ratio = text(client.get("/stats/win-ratios/?coach-sort=-ratio"))
     assert by_ratio.index("Anna Alpha Netherlands 5 3 1 1 70.0") < by_ratio.index("Cora Charlie Netherlands 4 1 3 0 62.5")
+
+
+def test_the_games_explorer_with_a_coach_matches_the_race_on_that_coachs_side(client, league):
+    # Anna played human at Utrecht (twice) and at the Sevens Cup; at London she played wood elf against
+    # Dirk's human, and she never played orc though her opponents did, three times
+    body = text(client.get("/stats/games/?coach=1001&race=human"))
+    assert "3 games" in body and "London Bash" not in body
+    assert "Nothing matches these filters." in text(client.get("/stats/games/?coach=1001&race=orc"))
+    assert "2 games" in text(client.get("/stats/games/?coach=1001&race=wood-elf&year=2023"))
+    assert "3 games" in text(client.get("/stats/games/?coach=1004&race=orc"))  # Dirk's orcs, not Bert's

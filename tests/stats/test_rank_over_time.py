@@ -5,9 +5,10 @@ import re
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from ratings import selectors
-from ratings.models import RatingList, RatingListEntry, RatingSystem
+from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem
 from tests.factories import race, variant
 
 pytestmark = pytest.mark.django_db
@@ -42,8 +43,10 @@ def test_page_shows_chart_and_table(client, history):
     body = client.get("/stats/rank-over-time/?coach=1001&race=human&system=elo&variant=blood-bowl-2020").content.decode()
     assert body.count('<svg class="stats-chart"') == 2
     cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
-    assert cells == ["List", "Rank", "Rating", "Games", "On", "the", "list", "2024-01", "3", "160.00", "1", "yes",
-                     "2024-02", "2", "165.25", "2", "yes", "2024-03", "-", "165.25", "2", "no", "2024-04", "-", "163.00", "4", "yes"]
+    assert cells == ["List", "Rank", "Rating", "Games", "On", "the", "list", "As", "published", "Revised", "rank", "Revised",
+                     "rating", "2024-01", "3", "160.00", "1", "yes", "not", "published", "2024-02", "2", "165.25", "2", "yes",
+                     "not", "published", "2024-03", "-", "165.25", "2", "no", "not", "published", "2024-04", "-", "163.00", "4",
+                     "yes", "not", "published"]
 
 
 def test_page_picks_the_key_with_most_lists(client, history):
@@ -64,8 +67,8 @@ def test_csv_of_the_history(client, history):
     body = b"".join(response.streaming_content)
     assert body.startswith(codecs.BOM_UTF8)
     assert body.decode("utf-8-sig").splitlines() == [
-        "List,Rank,Rating,Games,On the list", "2024-01,3,160.00,1,yes", "2024-02,2,165.25,2,yes", "2024-03,-,165.25,2,no",
-        "2024-04,-,163.00,4,yes",
+        "List,Rank,Rating,Games,On the list,As published,Revised rank,Revised rating", "2024-01,3,160.00,1,yes,not published,,",
+        "2024-02,2,165.25,2,yes,not published,,", "2024-03,-,165.25,2,no,not published,,", "2024-04,-,163.00,4,yes,not published,,",
     ]
 
 
@@ -86,7 +89,7 @@ def test_a_knsb_history_reads_in_whole_numbers(client, league):
     )
     body = client.get("/stats/rank-over-time/?coach=1001&system=knsb&variant=blood-bowl-2020").content.decode()
     cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
-    assert cells == ["List", "Rank", "Rating", "Games", "On", "the", "list", "2024-01", "4", "1591", "8", "yes"]
+    assert cells[13:] == ["2024-01", "4", "1591", "8", "yes", "not", "published"]
 
 
 def test_a_month_whose_list_keeps_only_movements_shows_the_rank_the_key_had_and_says_it_is_derived(client, league):
@@ -101,7 +104,46 @@ def test_a_month_whose_list_keeps_only_movements_shows_the_rank_the_key_had_and_
     # February: Bert fell below Anna, so Anna led; March: Cora passed her
     rows = ["2019-01", "2", "160.00", "3", "yes", "2019-02", "1", "160.00", "3", "no", "2019-03", "2", "160.00", "3", "no"]
     cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
-    assert cells[7:] == rows
+    assert [cell for cell in cells[13:] if cell not in ("not", "published")] == rows
     assert "the list keeps only the month's movements" in re.sub(r"\s+", " ", body)
     csv = b"".join(client.get(url + "&_export=csv").streaming_content).decode("utf-8-sig").splitlines()
-    assert csv[1:] == [",".join(rows[i:i + 5]) for i in range(0, len(rows), 5)]
+    assert csv[1:] == [",".join(rows[i:i + 5]) + ",not published,," for i in range(0, len(rows), 5)]
+
+
+@pytest.fixture
+def revised(league):
+    """Anna's human on three Elo lists, the first two published; a result reported late since revised
+    the second (published rank 1, 154.74; now rank 2, 142.54); the third is not published yet."""
+    elo = RatingSystem.objects.get(slug="elo")
+    lists = {month: RatingList.objects.create(system=elo, date=dt.date(2026, month, 1)) for month in (9, 10, 11)}
+    for month, rank, value in ((9, 1, 150.0), (10, 2, 142.54), (11, 2, 143.0)):
+        RatingListEntry.objects.create(rating_list=lists[month], system=elo, coach=league.a, race=race("human"),
+                                       variant=variant(), value=value, rank=rank, games=month)
+    for month, rank, value in ((9, 1, 150.0), (10, 1, 154.74)):
+        publication = Publication.objects.create(system=elo, date=dt.date(2026, month, 1), published_at=timezone.now())
+        PublishedEntry.objects.create(
+            publication=publication, coach_number=1001, coach_name="Anna Alpha", race_slug="human", race_name="Human",
+            variant_slug="blood-bowl-2020", variant_name="Blood Bowl 2020", value=value, rank=rank, games=month,
+        )
+    return elo
+
+
+def test_a_revised_list_shows_its_published_figures_and_the_revised_ones_beside(revised, league):
+    rows = selectors.rank_history(coach=league.a, system=revised, race=race("human"), variant=variant())
+    assert [(r.date.month, r.rank, r.value, r.published, r.revised_rank, r.revised_value) for r in rows] == [
+        (9, 1, 150.0, "yes", None, None), (10, 1, 154.74, "yes", 2, 142.54), (11, 2, 143.0, "", None, None),
+    ]
+
+
+def test_the_rank_over_time_table_and_csv_have_published_and_revised_columns(client, revised):
+    url = "/stats/rank-over-time/?coach=1001&race=human&system=elo&variant=blood-bowl-2020"
+    body = client.get(url).content.decode()
+    cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
+    assert cells[:13] == ["List", "Rank", "Rating", "Games", "On", "the", "list", "As", "published", "Revised", "rank",
+                          "Revised", "rating"]
+    assert cells[13:] == ["2026-09", "1", "150.00", "9", "yes", "yes",
+                          "2026-10", "1", "154.74", "10", "yes", "yes", "2", "142.54",
+                          "2026-11", "2", "143.00", "11", "yes", "not", "published"]
+    csv = b"".join(client.get(url + "&_export=csv").streaming_content).decode("utf-8-sig").splitlines()
+    assert csv == ["List,Rank,Rating,Games,On the list,As published,Revised rank,Revised rating",
+                   "2026-09,1,150.00,9,yes,yes,,", "2026-10,1,154.74,10,yes,yes,2,142.54", "2026-11,2,143.00,11,yes,not published,,"]

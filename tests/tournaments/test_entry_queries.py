@@ -57,9 +57,14 @@ def test_the_entry_page_of_an_8_or_a_64_coach_event_runs_the_same_queries_readin
         assert saved.status_code == 302, saved.context and saved.context["problems"]
     small, small_races, small_page = queries(browser, edit_url(draft))
     big, big_races, big_page = queries(browser, edit_url(second_draft))
-    # 28 games and 8 participants against 224 and 64: the same page, eight times the rows
-    assert (len(small_page.context["entry"].games.forms), len(big_page.context["entry"].games.forms)) == (32, 228)
+    # 8 participants against 64: the same page, eight times the rows
     assert (len(small_page.context["entry"].participants.forms), len(big_page.context["entry"].participants.forms)) == (12, 68)
+    assert big == small
+    assert (small_races, big_races) == (1, 1)
+    # a round's page: 4 games against 32
+    small, small_races, small_page = queries(browser, edit_url(draft) + "?round=7")
+    big, big_races, big_page = queries(browser, edit_url(second_draft) + "?round=7")
+    assert (len(small_page.context["entry"].games.forms), len(big_page.context["entry"].games.forms)) == (8, 36)
     assert big == small
     assert (small_races, big_races) == (1, 1)
 
@@ -84,28 +89,31 @@ def test_a_refused_entry_of_an_8_or_a_64_coach_event_runs_the_same_queries_readi
     assert (small_races, big_races) == (2, 2)
 
 
-def options(html: str, name: str) -> list[tuple[str, str, bool]]:
-    """(value, label, selected) of each option of the select named name."""
-    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S).group(1)
-    return [(value, label, bool(selected)) for value, selected, label in re.findall(r'<option value="([^"]*)"( selected)?>([^<]*)', select)]
+def suggested_races(html: str) -> list[str]:
+    """The races the page's one race list suggests."""
+    return re.findall(r'<option value="([^"]*)">', re.search(r'<datalist id="event-races">(.*?)</datalist>', html, re.S).group(1))
 
 
-def test_every_race_dropdown_offers_the_ranked_races_by_name_and_shows_the_one_saved(client, owner, draft):
+def race_input(html: str, name: str) -> tuple[str, str]:
+    """(the list it suggests from, the value shown) of the race input named name."""
+    tag = re.search(rf'<input type="text" name="{name}"[^>]*>', html).group(0)
+    return re.search(r'list="([^"]*)"', tag).group(1), (re.search(r'value="([^"]*)"', tag) or [None, ""])[1]
+
+
+def test_every_race_input_suggests_the_ranked_races_by_name_and_shows_the_one_saved(client, owner, draft):
     for number in (101, 102, 103, 104):
         CoachFactory(number=number, name=f"Coach {number}")
     Race.objects.create(name="Khemri", slug="khemri", ranked=False)
     client.force_login(owner)
     assert client.post(edit_url(draft), entry(draft)).status_code == 302
     html = client.get(edit_url(draft)).content.decode()
-    ranked = [(name.lower().replace(" ", "-"), name) for name in sorted(RANKED_RACES)]
-    assert ranked[:3] == [("amazon", "Amazon"), ("black-orc", "Black Orc"), ("chaos-chosen", "Chaos Chosen")]
-    assert len(ranked) == 30
-    assert options(html, "participants-0-race") == [("", "---------", False)] + [
-        (slug, name, slug == "human") for slug, name in ranked
-    ]
+    round_page = client.get(edit_url(draft) + "?round=1").content.decode()
+    ranked = sorted(RANKED_RACES)
+    assert ranked[:3] == ["Amazon", "Black Orc", "Chaos Chosen"] and len(ranked) == 30
+    # one list a page (thirty options on every row made a big event's page megabytes), the unranked left out
+    assert suggested_races(html) == suggested_races(round_page) == ranked
+    assert race_input(html, "participants-0-race") == ("event-races", "Human")
     # the first game, 101 against 102, was saved with the races they are registered with
-    assert options(html, "games-0-home_race") == [("", "---------", False)] + [
-        (slug, name, slug == "human") for slug, name in ranked
-    ]
-    assert [value for value, _, selected in options(html, "games-0-away_race") if selected] == ["orc"]
-    assert options(html, "awards-0-race") == [("", "---------", True)] + [(slug, name, False) for slug, name in ranked]
+    assert race_input(round_page, "games-0-home_race") == ("event-races", "Human")
+    assert race_input(round_page, "games-0-away_race") == ("event-races", "Orc")
+    assert race_input(html, "awards-0-race") == ("event-races", "")

@@ -1,4 +1,5 @@
 """The NAF report (XML) that tournament programs export: read, checked as the CSV is, uploaded (issue 18, item 9)."""
+import codecs
 import datetime as dt
 from pathlib import Path
 
@@ -64,6 +65,15 @@ def test_a_report_with_a_coach_the_federation_does_not_know_offers_him_for_creat
 ])
 def test_a_file_that_is_no_naf_report_is_refused_with_one_reason(data, message):
     assert [e.message for e in read_naf_report(data, races=RACES, today=TODAY).errors] == [message]
+
+
+def test_a_naf_report_saved_as_utf16_with_a_byte_order_mark_is_read_as_the_utf8_one():
+    text = (DATA / "naf_report.xml").read_text(encoding="utf-8").replace('encoding="UTF-8"', 'encoding="UTF-16"')
+    expected = parse((DATA / "naf_report.xml").read_bytes(), names={"Zoë": 904})
+    for data in (text.encode("utf-16"), codecs.BOM_UTF16_BE + text.encode("utf-16-be")):
+        assert is_naf_report(data)
+        upload = parse(data, names={"Zoë": 904})
+        assert upload.errors == [] and upload.games == expected.games and len(upload.games) == 4
 
 
 def test_xml_is_read_as_a_naf_report_and_anything_else_as_csv():

@@ -62,15 +62,21 @@ def test_every_input_of_the_entry_page_has_a_label(client, owner, draft, coaches
     client.force_login(owner)
     assert save(client, draft, entry(draft)).status_code == 302
     page = Labels(client.get(edit_url(draft)).content.decode())
-    # the event's 9 fields, 8 participant rows of 3, 4 rounds of 4, 8 games of 12, 2 awards of 4, and the site search
-    assert len(page.controls) == 9 + 8 * 3 + 4 * 4 + 8 * 12 + 2 * 4 + 1
+    # the event's 9 fields, 8 participant rows of 3, 4 rounds of 4, 2 awards of 4, and the site search
+    assert len(page.controls) == 9 + 8 * 3 + 4 * 4 + 2 * 4 + 1
+    assert page.unlabelled == []
+    # a round's page: its 2 games and 4 empty rows, of 12, and the site search
+    page = Labels(client.get(edit_url(draft) + "?round=1").content.decode())
+    assert len(page.controls) == 6 * 12 + 1
     assert page.unlabelled == []
 
 
 def test_the_row_labels_name_the_row_and_the_column(client, owner, draft, coaches):
     client.force_login(owner)
-    html = client.get(edit_url(draft)).content.decode()
+    assert save(client, draft, entry(draft)).status_code == 302
+    html = client.get(edit_url(draft) + "?round=1").content.decode()
     assert '<label class="visually-hidden" for="id_games-2-away_coach">Game 3: Away coach</label>' in html
+    html = client.get(edit_url(draft)).content.decode()
     assert '<label class="visually-hidden" for="id_participants-0-race">Participant 1: Race</label>' in html
 
 
@@ -146,7 +152,7 @@ def test_a_coach_name_that_finds_no_one_several_or_another_coach_is_refused(clie
 def test_the_coach_inputs_suggest_the_event_participants_by_name_and_number(client, owner, draft, coaches):
     client.force_login(owner)
     assert save(client, draft, entry(draft)).status_code == 302
-    html = client.get(edit_url(draft)).content.decode()
+    html = client.get(edit_url(draft) + "?round=1").content.decode()
     datalist = re.search(r'<datalist id="event-coaches">(.*?)</datalist>', html, re.S).group(1)
     assert re.findall(r'<option value="([^"]+)">', datalist) == [f"Coach {n} ({n})" for n in (101, 102, 103, 104)]
     assert re.search(r'<input type="text" name="games-0-home_coach" value="101" list="event-coaches"', html)

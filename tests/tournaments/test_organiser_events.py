@@ -214,6 +214,19 @@ def test_an_unknown_federation_number_is_refused_with_an_offer_to_create_the_coa
     assert_nothing_saved(draft)
 
 
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_an_unknown_number_in_a_game_without_a_race_is_named_not_reported_as_a_missing_race(client, owner, draft, coaches, side):
+    client.force_login(owner)
+    home, away = (123456, 102) if side == "home" else (101, 123456)
+    response = save(client, draft, entry(draft, games=[game(1, home, away), *GAMES[1:]]))
+    assert errors_of(response, "games")[0] == {f"{side}_coach": ["No coach has federation number 123456: create the coach first."]}
+    assert response.context["entry"].unknown_numbers == [123456]
+    page = response.content.decode()
+    assert "Choose the race" not in page
+    assert f"/organiser/coaches/new/?number=123456&amp;next=/organiser/events/{draft.pk}/edit/" in page
+    assert_nothing_saved(draft)
+
+
 def test_an_unranked_race_cannot_be_chosen(client, owner, draft, coaches):
     Race.objects.create(name="Khemri", slug="khemri", ranked=False)
     client.force_login(owner)

@@ -233,6 +233,44 @@ def test_report_late_sanctions_the_late_event_as_seeded_and_reports_it_on_the_da
     assert set(event.games.values_list("reported_on", flat=True)) == {timezone.localdate()}
 
 
+@pytest.mark.django_db
+def test_make_demo_leaves_the_games_reported_late_waiting_for_the_next_knsb_list(client, monkeypatch):
+    """`make demo`'s steps (seed, recalculate, --report-late, recalculate): the event reported late is
+    reported on the day it runs, so its KNSB games wait for the list of the next 1st, and their pages
+    show them waiting, with the R0 and Rc of the list in force when they were played."""
+    from ratings import services
+    from ratings.models import CalculationRow, RatingSystem, Trigger
+    from ratings.selectors import waiting_rows
+
+    day = dt.date(2026, 6, 6)
+    monkeypatch.setattr(timezone, "localdate", lambda *args, **kwargs: day)
+
+    knsb = RatingSystem.objects.get(slug="knsb")
+
+    def recalculate():  # manage.py recalculate on the seeding day, of KNSB alone (the others' runs change nothing here)
+        run = services.recalculation_request(system=knsb, trigger=Trigger.MANUAL, enqueue=False)
+        services.recalculation_execute(run_id=run.pk, today=day)
+
+    size = {"coaches": 150, "events": 80, "today": day.isoformat()}
+    seed(**size)
+    recalculate()
+    seed(**size, report_late=True)
+    recalculate()
+
+    [source] = [e.source for e in generate_federation(seed=1, coaches=150, events=80).events if e.reported_late]
+    event = Event.objects.get(source=source)
+    assert not CalculationRow.objects.filter(system=knsb, game__event=event, counted=True).exists()  # no list has rated them
+    rows = waiting_rows(knsb, event=event)
+    assert rows and {r.waiting_for for r in rows} == {dt.date(2026, 7, 1)}
+    assert {r.list_date for r in rows} == {event.start_date.replace(day=1)}  # the Lijstdatum of their date of play
+    rated = [r for r in rows if r.counted]
+    assert rated and all(r.r0 is not None and r.rc is not None and r.we is not None for r in rated)
+    coach = Coach.objects.get(pk=rated[0].coach_id)
+    page = client.get(f"/coaches/{coach.number}/breakdown/knsb/?variant={event.variant.slug}")
+    assert page.status_code == 200 and "Waiting for the list of 2026-07-01" in page.content.decode()
+    assert "waiting for the list of 2026-07-01" in client.get(f"/events/{event.pk}/?system=knsb").content.decode()
+
+
 def test_every_game_is_between_participants_of_its_event(federation):
     for event in federation.events:
         for round_ in event.rounds:
@@ -333,6 +371,33 @@ def test_some_events_wait_for_the_staff(federation):
     assert statuses["submitted"] >= 1
     assert statuses["rejected"] >= 1
     assert statuses["sanctioned"] >= 300
+
+
+def test_one_submitted_event_is_the_latest_sanctioned_minor_event_uploaded_again(federation):
+    [again] = [event for event in federation.events if event.uploaded_again_from]
+    [original] = [event for event in federation.events if event.source == again.uploaded_again_from]
+    assert (again.status, original.status, original.is_major) == ("submitted", "sanctioned", False)
+    assert again.name == f"{original.name} II"
+    assert (again.start_date, again.end_date, again.participants) == (original.start_date, original.end_date, original.participants)
+    assert again.rounds == original.rounds and again.rounds is not original.rounds and again.source != original.source
+    later = [event for event in federation.events[federation.events.index(original) + 1:] if event.status == "sanctioned"]
+    assert all(event.is_major or event.reported_on for event in later[:-1])  # the latest minor one before the last four
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_waiting_event_flagged_as_a_likely_duplicate_of_a_sanctioned_one(client):
+    from tests.roles import staff
+    from tournaments.selectors import event_likely_duplicates
+
+    seed(seed=7, coaches=60, events=12)
+    [demo] = [e for e in generate_federation(seed=7, coaches=60, events=12).events if e.uploaded_again_from]
+    again, original = Event.objects.get(source=demo.source), Event.objects.get(source=demo.uploaded_again_from)
+    [duplicate] = [d for d in event_likely_duplicates(event=again) if d.likely]
+    assert (again.status, duplicate.event, original.status) == ("submitted", original, "sanctioned")
+    assert duplicate.same_games == duplicate.of_games == Game.objects.filter(event=original, away_coach__isnull=False).count() > 0
+    client.force_login(staff())
+    page = client.get(f"/staff/events/{again.pk}/").content.decode()
+    assert "Likely duplicate" in page and f'href="/staff/events/{original.pk}/"' in page
 
 
 def test_members_joined_before_they_played(federation):

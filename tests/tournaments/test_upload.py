@@ -50,6 +50,25 @@ def test_a_byte_order_mark_from_a_spreadsheet_is_ignored():
     assert upload.is_valid
 
 
+@pytest.mark.parametrize("codec, bom", [("utf-16-le", codecs.BOM_UTF16_LE), ("utf-16-be", codecs.BOM_UTF16_BE)])
+def test_utf16_with_a_byte_order_mark_as_some_spreadsheets_save_it_is_read(codec, bom):
+    text = HEADER + "\r\n1,2024-05-04,1,Human,1,0,2,Orc\r\n2,2024-05-05,3,Chaos Dwarf,2,2,4,Orc\r\n"
+    upload = parse_results(bom + text.encode(codec), races=RACES, start=START, end=END, find_coaches=lambda numbers: numbers)
+    assert upload.errors == []
+    assert [(g.line, g.home_coach, g.home_race, g.home_td, g.away_td, g.away_coach) for g in upload.games] == [
+        (2, 1, "human", 1, 0, 2), (3, 3, "chaos-dwarf", 2, 2, 4),
+    ]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_refused_with_how_to_save_it(codec):
+    data = (HEADER + "\n1,2024-05-04,1,Human,1,0,2,Orc\n").encode(codec)
+    upload = parse_results(data, races=RACES, start=START, end=END, find_coaches=lambda numbers: numbers)
+    assert [(e.line, e.message) for e in upload.errors] == [
+        (0, "The file is UTF-16 text without a byte order mark: save it as CSV UTF-8 (or UTF-8 XML) and upload it again."),
+    ]
+
+
 def test_every_bad_cell_is_reported_with_its_line_and_column():
     text = (
         f"{HEADER},home_cas,conceded,kind\n"
@@ -225,6 +244,21 @@ def test_one_bad_row_saves_nothing_and_is_shown_by_line_and_column(client, draft
     })
     assert response.status_code == 200
     assert Game.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_utf16_upload_as_a_spreadsheet_saves_unicode_text_is_previewed_and_saved(client, draft):
+    owner, event, _ = draft
+    client.force_login(owner)
+    # Excel's "Unicode text": UTF-16 LE with a byte order mark, values separated by tabs
+    data = codecs.BOM_UTF16_LE + GOOD.replace(",", "\t").replace("\n", "\r\n").encode("utf-16-le")
+    response = client.post(f"/organiser/events/{event.pk}/upload/", {
+        "action": "check", "file": SimpleUploadedFile("results.txt", data, "text/plain"),
+    })
+    assert response.status_code == 200 and response.context["upload"].errors == []
+    assert [row["game"].line for row in response.context["preview"]] == [2, 3, 4, 5]
+    assert confirm(client, event).status_code == 302
+    assert Game.objects.filter(event=event).count() == 4
 
 
 @pytest.mark.django_db

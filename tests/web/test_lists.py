@@ -1,4 +1,6 @@
 """Monthly rating lists: counts, starters with games counted and played, risers and fallers."""
+import re
+
 import pytest
 
 from ratings.models import Publication, RatingList, RatingListEntry
@@ -106,3 +108,15 @@ def test_a_list_keeping_only_its_movements_says_so_and_gives_no_per_variant_tota
     assert "<dt>Entries on the list</dt><dd>—</dd>" in by_variant
     assert "This list keeps the month's movements" in client.get("/rankings/elo/2024-07/").content.decode()
     assert "This list keeps the month's movements" not in client.get("/rankings/elo/2024-08/").content.decode()
+
+
+def test_the_knsb_starters_lead_says_what_nt_and_gt_span_and_the_elo_one_stays(client, league):
+    def lead(url):
+        body = re.sub(r"\s+", " ", client.get(url).content.decode())
+        return body.split('id="starters-heading">Starters</h2>')[1].split("</p>")[0]
+
+    knsb = lead("/lists/knsb/2024-07/")
+    assert "since the previous list" not in knsb  # a start rating rests on depot games of months before it
+    assert "Nt, the games counted for the start rating" in knsb
+    assert "from the month of the oldest game counted" in knsb
+    assert "the games counted and played since the previous list" in lead("/lists/elo/2024-07/")

@@ -1,14 +1,16 @@
 """Rankings: one list per system, filtered in the query string, "-" for unranked entries, CSV export."""
 import codecs
 import csv
+import datetime as dt
 import io
+import re
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from ratings.models import CurrentRating, RatingListEntry
-from tests.factories import CoachFactory, EventFactory, RoundFactory, play
+from tests.factories import CoachFactory, EventFactory, RoundFactory, play, variant
 from tests.web.conftest import column, recalculate_all, table
 
 pytestmark = pytest.mark.django_db
@@ -66,10 +68,11 @@ def test_an_inactive_glicko_key_shows_a_dash_and_keeps_mu_phi_and_value(client, 
 
 
 def test_filter_by_race_and_country(client, league):
-    found = ranking_table(client.get("/rankings/elo/?race=orc&country=GB"))
+    found = ranking_table(client.get("/rankings/elo/?race=orc&country=GB&variant="))
     assert column(found, "Coach") == ["Bert Smith"]
-    assert "Variant" in found["header"]
+    assert "Variant" in found["header"]  # every variant: the column says which
     assert "Variant" not in ranking_table(client.get("/rankings/elo/?variant=blood-bowl-2020"))["header"]
+    assert "Variant" not in ranking_table(client.get("/rankings/elo/?race=orc"))["header"]  # one by default
     assert found["header"][:2] == ["Rank", "Overall"]  # a race is chosen: its rank comes first
     assert "Orc" in found["caption"] and "United Kingdom" in found["caption"]
 
@@ -106,8 +109,8 @@ def test_change_columns_compare_with_the_last_full_month(client, league):
 
 
 def test_csv_export_is_exactly_the_filtered_table(client, league):
-    page = ranking_table(client.get("/rankings/elo/?country=NL&sort=coach"))
-    response = client.get("/rankings/elo/?country=NL&sort=coach&_export=csv")
+    page = ranking_table(client.get("/rankings/elo/?country=NL&sort=coach&variant="))
+    response = client.get("/rankings/elo/?country=NL&sort=coach&variant=&_export=csv")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert "elo-ranking-" in response["Content-Disposition"]
@@ -206,8 +209,9 @@ def test_page_abc_shows_the_first_page(client, league):
 
 
 def test_ranking_queries_do_not_grow_with_the_number_of_rows(client, league, django_assert_num_queries):
-    # the systems (the chosen one among them), country, variant and race choices, count, the page
-    with django_assert_num_queries(6):
+    # the systems (the chosen one among them), the variants it rates (the most played shown), country,
+    # variant and race choices, the chosen variant, count, the page
+    with django_assert_num_queries(8):
         client.get("/rankings/elo/")
     more = CoachFactory.create_batch(10)
     event = EventFactory(name="More")
@@ -215,10 +219,11 @@ def test_ranking_queries_do_not_grow_with_the_number_of_rows(client, league, dja
     for home, away in zip(more[0::2], more[1::2]):
         play(round_, home, away, (1, 0))
     recalculate_all()
-    with django_assert_num_queries(6):  # new coaches: the choices are read again
+    with django_assert_num_queries(8):  # new coaches: the choices are read again
         response = client.get("/rankings/elo/")
     assert len(ranking_table(response)["rows"]) == 18
-    with django_assert_num_queries(2):  # the count is kept until the next run commits, the choices a while
+    # the count and the variants rated are kept until the next run commits, the choices a while
+    with django_assert_num_queries(3):
         again = client.get("/rankings/elo/")
     assert ranking_table(again)["rows"] == ranking_table(response)["rows"]
 
@@ -226,13 +231,13 @@ def test_ranking_queries_do_not_grow_with_the_number_of_rows(client, league, dja
 def test_filtered_list_and_month_pages_query_counts(client, league, django_assert_num_queries):
     with django_assert_num_queries(1):  # the systems
         client.get("/rankings/")
-    with django_assert_num_queries(7):  # and the chosen race
+    with django_assert_num_queries(9):  # and the variants rated, the chosen variant and race
         client.get("/rankings/elo/?race=orc&country=GB&active=on&name=b")
-    # the systems, the list as published, its count and page, and the page's keys as computed now
-    # (the choices are kept)
-    with django_assert_num_queries(5):
+    # the systems, the list as published, the chosen variant, its count and page, and the page's keys
+    # as computed now (the choices and the variants rated are kept)
+    with django_assert_num_queries(6):
         client.get("/rankings/elo/2024-07/")
-    with django_assert_num_queries(2):  # the systems, every row
+    with django_assert_num_queries(3):  # the systems, the chosen variant, every row
         csv_text(client.get("/rankings/elo/?_export=csv"))
 
 
@@ -303,3 +308,43 @@ def test_rows_that_tie_keep_one_order_so_paging_shows_each_once(client, league, 
     assert paged == in_pk_order
     header, *rows = list(csv.reader(io.StringIO(csv_text(client.get(f"/rankings/elo/?_export=csv{sort}")))))
     assert [(row[header.index("Coach")], row[header.index("Race")]) for row in rows] == in_pk_order
+
+
+@pytest.fixture
+def sevens(league):
+    """A Sevens event beside the league's Blood Bowl 2020 ones: Fay and Gus play it once."""
+    event = EventFactory(name="Sevens Cup", start_date=dt.date(2024, 7, 6), variant=variant("sevens"))
+    play(RoundFactory(event=event, number=1), league["fay"], league["gus"], (2, 0), home_race="skaven", away_race="dwarf")
+    recalculate_all()
+    return event
+
+
+def test_a_ranking_shows_the_most_played_variant_by_default_with_a_switch_to_the_others(client, sevens):
+    every = CurrentRating.objects.filter(system__slug="elo")
+    body = client.get("/rankings/elo/").content.decode()
+    found = ranking_table(client.get("/rankings/elo/"))
+    assert len(found["rows"]) == every.filter(variant__slug="blood-bowl-2020").count() == 8
+    assert "Blood Bowl 2020" in found["caption"]
+    switch = body.split('<nav class="variant-switch" aria-label="Variant">')[1].split("</nav>")[0]
+    assert re.findall(r'<a href="([^"]+)"( aria-current="page")?>([^<]+)</a>', switch) == [
+        ("?variant=blood-bowl-2020", ' aria-current="page"', "Blood Bowl 2020"),
+        ("?variant=sevens", "", "Sevens"), ("?variant=", "", "All variants"),
+    ]
+    assert column(ranking_table(client.get("/rankings/elo/?variant=sevens")), "Coach") == ["Fay Brown", "Gus Martin"]
+    overall = client.get("/rankings/elo/?variant=")
+    assert len(ranking_table(overall)["rows"]) == every.count() == 10
+    assert "Variant" in ranking_table(overall)["header"]
+    text = re.sub(r"\s+", " ", overall.content.decode())
+    assert "Overall: its place among every race of its variant" in text
+    assert "each rating keeps its place within its own variant (ratings of two variants are never compared)" in text
+    assert 'class="ranking-table every-variant"' in text  # its Variant column stays on phones
+
+
+def test_the_switch_keeps_the_other_filters_and_the_csv_its_header(client, sevens):
+    body = client.get("/rankings/elo/?country=GB&page=1").content.decode()
+    assert '<a href="?country=GB&amp;variant=sevens">Sevens</a>' in body
+    default = list(csv.reader(io.StringIO(csv_text(client.get("/rankings/elo/?_export=csv")))))
+    every = list(csv.reader(io.StringIO(csv_text(client.get("/rankings/elo/?variant=&_export=csv")))))
+    assert default[0] == every[0] and "Variant" in default[0]
+    assert {row[default[0].index("Variant")] for row in default[1:]} == {"Blood Bowl 2020"}
+    assert len(every) == len(default) + 2

@@ -20,6 +20,7 @@ Plain Python: the caller hands in the races and the lookups of coaches.
 """
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from tournaments.uploads import (
     Upload,
     _read_row,
     check_upload,
+    upload_text,
 )
 
 
@@ -57,12 +59,18 @@ class _Refused(Exception):
 
 
 def is_naf_report(data: bytes) -> bool:
-    """True for an XML file (a NAF report, or XML that must be told it is not one)."""
+    """True for an XML file (a NAF report, or XML that must be told it is not one), UTF-8 or UTF-16."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data[:1024].decode("utf-16", errors="ignore").lstrip(" \t\r\n").startswith("<")
     return data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
 def _tree(data: bytes, errors: list[RowError]) -> Node | None:
     """The document as nodes with their line numbers; a DOCTYPE (entities) is refused, not expanded."""
+    document, problem = upload_text(data)
+    if document is None:
+        errors.append(RowError(0, "", problem))
+        return None
     parser = expat.ParserCreate()
     stack: list[Node] = []
     root: list[Node] = []
@@ -85,7 +93,8 @@ def _tree(data: bytes, errors: list[RowError]) -> Node | None:
     parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, text
     parser.StartDoctypeDeclHandler = doctype
     try:
-        parser.Parse(data, True)
+        # text, so the declaration's encoding="UTF-16" of a file read as UTF-16 is not applied again
+        parser.Parse(document, True)
     except _Refused:
         errors.append(RowError(parser.CurrentLineNumber, "", "A NAF report has no DOCTYPE: remove it and upload the file again."))
         return None

@@ -1,0 +1,313 @@
+"""Verification 3: each published list on its own, independently of the live replay and the live lists.
+
+1. Its digest: the SHA-256 of its canonical form (services.publication.entries_digest), taken when
+   it was published, recomputed from what is stored now.
+2. Its ranks from its values and the inactive rule, without a rerun: the ranked entries of each
+   race (and of each variant, overall) ranked by value, best first, equal values sharing a rank;
+   Glicko: ranked exactly when phi is at most the inactive limit; NAF Elo and KNSB: ranked only
+   with a counted game in the months before the list; a complete list's counts.
+3. Its entries against the list that the games reported before its publication give: a replay in
+   memory of the record as it stood then (the games first reported before the day it was
+   published, each with the result then in force), not the live one, which holds later reports.
+   A game reported on the day of publication counts as reported after it (the monthly lists are
+   published at 00:05 on the 1st), unless the list is what the games reported by that day give
+   (a list published again the day a late result came in).
+"""
+from __future__ import annotations
+
+import datetime as dt
+from bisect import bisect_left
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import replace
+
+import numpy as np
+from django.db.models import Max
+from django.utils import timezone
+
+from audit.models import Action, AuditRecord
+from ratings.configuration import list_rules
+from ratings.engines.common import CountingRule, GameRecord
+from ratings.models import Publication, RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.replay import Entries, Ledger, months_before, replay
+from ratings.services.publication import DIGESTED, entries_digest, publication_header, publications_entries
+from ratings.verification.differences import Differences
+from ratings.verification.stored import _number
+from ratings.verification.tables import REPLAY_TOLERANCE, _close
+from tournaments.models import Coach, EventStatus
+
+_AT = {name: i for i, name in enumerate(DIGESTED)}
+_NUMBER, _RACE, _VARIANT = _AT["coach_number"], _AT["race_slug"], _AT["variant_slug"]
+_VALUE, _PHI, _RANK, _OVERALL = _AT["value"], _AT["phi"], _AT["rank"], _AT["overall_rank"]
+# the replay's figures of an entry, as Entries.arrays() gives them, and their none there
+_FIGURES = {"value": np.nan, "mu": np.nan, "phi": np.nan, "sigma": np.nan, "nv": -1, "games": None, "rank": 0,
+            "overall_rank": 0, "change": np.nan, "games_counted": None, "games_played": None}
+
+
+def _label(publication: Publication) -> str:
+    edition = f", edition {publication.edition}" if publication.edition > 1 else ""
+    return f"published list of {publication.date:%Y-%m-%d}{edition}"
+
+
+def _entry(publication: Publication, row: tuple) -> str:
+    return (f"{_label(publication)} entry of coach {row[_NUMBER]} ({row[_RACE] or 'all races'}, "
+            f"{row[_VARIANT]})")
+
+
+def reported_before(games: Iterable[GameRecord], day: dt.date) -> list[GameRecord]:
+    """The games as the record held them before `day`: those first reported before it (a game with
+    no report date is history loaded as it stands), each with the result in force then (a
+    correction made on or after `day` taken back)."""
+    out = []
+    for game in games:
+        if game.reported_on is not None and game.reported_on >= day:
+            continue
+        if game.corrections:
+            later = next((i for i, c in enumerate(game.corrections) if c.corrected_on >= day), None)
+            if later is not None:
+                held = game.corrections[later]
+                game = replace(game, home_score=held.home_score, kind=held.kind, corrections=game.corrections[:later])
+        out.append(game)
+    return out
+
+
+def _report_days(games: Iterable[GameRecord]) -> list[dt.date]:
+    """Every day a result entered the record (a first report or a correction), sorted."""
+    days = set()
+    for game in games:
+        if game.reported_on is not None:
+            days.add(game.reported_on)
+        days.update(c.corrected_on for c in game.corrections)
+    return sorted(days)
+
+
+class _Found:
+    """Differences of one publication: counted, the first `limit` kept, then reported together."""
+
+    def __init__(self, limit: int):
+        self.limit, self.count, self.lines = limit, 0, []
+
+    def __call__(self, line: str) -> None:
+        self.count += 1
+        if len(self.lines) < self.limit:
+            self.lines.append(line)
+
+    def report(self, diffs: Differences) -> None:
+        diffs.publication(self.count, lambda n: iter(self.lines[:n]))
+
+
+class _Publications:
+    """The checks of one system's publications."""
+
+    def __init__(self, diffs: Differences, system: RatingSystem, module, config):
+        self.diffs, self.system, self.module, self.config = diffs, system, module, config
+        self.rules = list_rules(system, config)
+        self.numbers: set[int] = set()  # the coach numbers in the record now
+
+    def check(self, games: list, replayed: bool) -> None:
+        publications = list(Publication.objects.filter(system=self.system).order_by("date", "edition"))
+        # the parameters and inactive rule a publication was made with are not kept: those of now apply from the last change
+        self.changed = RecalculationRun.objects.filter(
+            system=self.system, trigger=Trigger.PARAMETERS, status=RunStatus.SUCCEEDED,
+        ).aggregate(last=Max("finished_at"))["last"]
+        self.played = self.days_played(games) if self.rules.inactive_after_months is not None else {}
+        entries: dict[int, list[tuple]] = {}
+        for publication, rows in publications_entries(publications):
+            self.digest(publication, rows)
+            self.ranks(publication, rows)
+            if replayed:
+                entries[publication.pk] = rows
+        if replayed:
+            self.replayed(publications, entries, games)
+
+    def record_changes(self) -> list[tuple[dt.datetime, str]]:
+        """The latest change of each kind that no replay of the record now can take back: the
+        parameters (not kept), a coach merge (his games are the kept coach's now), a sanctioned event
+        rejected (its games are out of the record)."""
+        merged = AuditRecord.objects.filter(action=Action.COACH_MERGE).aggregate(last=Max("at"))["last"]
+        rejected = AuditRecord.objects.filter(
+            action=Action.EVENT_REJECT, before__status=EventStatus.SANCTIONED,
+        ).aggregate(last=Max("at"))["last"]
+        changes = [(self.changed, "the parameters changed"), (merged, "a coach merge"),
+                   (rejected, "a sanctioned event was rejected")]
+        return [(when, why) for when, why in changes if when is not None]
+
+    def days_played(self, games: list) -> dict[tuple, list[dt.date]]:
+        """Each key's days of play of a game that counts in the system, or once did (before a
+        correction), sorted: keyed by coach number, race slug ("" pooled) and variant."""
+        counts = CountingRule.of(self.config).exclusion
+        numbers = dict(Coach.objects.values_list("pk", "number"))
+        self.numbers = set(numbers.values())
+        per_race = self.system.per_race
+        out: dict[tuple, set] = defaultdict(set)
+        for game in games:
+            versions = [game, *(replace(game, home_score=c.home_score, kind=c.kind) for c in game.corrections)]
+            if all(counts(version) is not None for version in versions):
+                continue
+            day = game.played_at.date()
+            for coach, race in ((game.home, game.home_race), (game.away, game.away_race)):
+                out[(numbers.get(coach), (race or "") if per_race else "", game.variant)].add(day)
+        return {key: sorted(days) for key, days in out.items()}
+
+    def digest(self, publication: Publication, rows: list[tuple]) -> None:
+        found = entries_digest(publication_header(publication), rows)
+        if not publication.digest:
+            self.diffs.publication(1, lambda n: iter([f"{_label(publication)}: no digest stored"]))
+        elif found != publication.digest:
+            self.diffs.publication(1, lambda n: iter([
+                f"{_label(publication)}: digest stored {publication.digest}, its entries and counts as stored now give "
+                f"{found} (changed since it was published)"]))
+
+    def ranks(self, publication: Publication, rows: list[tuple]) -> None:
+        """The ranks from the values and the inactive rule, and a complete list's counts."""
+        bad = _Found(self.diffs.limit)
+        ranked = [i for i, row in enumerate(rows) if row[_RANK] is not None]
+        for row in rows:
+            if (row[_RANK] is None) != (row[_OVERALL] is None):
+                bad(f"{_entry(publication, row)}: rank {_number(row[_RANK])} but overall_rank "
+                    f"{_number(row[_OVERALL])} (a key is ranked in both or in neither)")
+        made_by_now = self.changed is None or publication.published_at >= self.changed
+        if self.rules.glicko and made_by_now:
+            limit = self.rules.inactive_phi
+            for row in rows:
+                phi = row[_PHI]
+                if phi is None:
+                    continue
+                if row[_RANK] is not None and phi > limit:
+                    bad(f"{_entry(publication, row)}: ranked {row[_RANK]}, but its phi {_number(phi)} is above the "
+                        f"inactive limit {_number(limit)} (no rank)")
+                elif row[_RANK] is None and phi <= limit:
+                    bad(f"{_entry(publication, row)}: no rank, but its phi {_number(phi)} is within the inactive "
+                        f"limit {_number(limit)} (ranked)")
+        months = self.rules.inactive_after_months
+        if months is not None and made_by_now:  # ranked: a counted game in the months before the list (a later report only adds one)
+            since = months_before(publication.date, months)
+            for row in rows:
+                if row[_RANK] is None:
+                    continue
+                if row[_NUMBER] not in self.numbers:  # merged into another since: his games are that coach's
+                    continue
+                days = self.played.get((row[_NUMBER], row[_RACE], row[_VARIANT]), [])
+                at = bisect_left(days, since)
+                if at == len(days) or days[at] >= publication.date:
+                    bad(f"{_entry(publication, row)}: ranked {row[_RANK]}, but the key has no counted game in the "
+                        f"{months} months before the list (from {since}): the inactive rule gives no rank")
+        if publication.complete:  # a list of the movements alone holds too few entries to rank
+            for column, name, by_race in ((_RANK, "rank", self.system.per_race), (_OVERALL, "overall_rank", False)):
+                for i, expected in _competition_ranks(rows, ranked, by_race).items():
+                    if rows[i][column] is not None and rows[i][column] != expected:
+                        bad(f"{_entry(publication, rows[i])}: {name} published {rows[i][column]}, its value "
+                            f"{_number(rows[i][_VALUE])} among the list's ranked entries gives {expected}")
+            for name, stored, expected in (("rated", publication.rated, len(rows)),
+                                           ("ranked", publication.ranked, len(ranked))):
+                if stored != expected:
+                    bad(f"{_label(publication)}: {name} published {stored}, its entries give {expected}")
+        bad.report(self.diffs)
+
+    def replayed(self, publications: list[Publication], entries: dict[int, list[tuple]], games: list) -> None:
+        """Each publication against a replay of the games as reported before the day it was published.
+        A report date is a day, not a time: a publication that differs from that replay while results
+        were reported on its own day is checked again with them (published after them, the same
+        day), and the closer reading reported."""
+        for when, why in self.record_changes():
+            kept = [p for p in publications if p.published_at < when]
+            if kept:
+                self.diffs.notes.append(
+                    f"{len(kept)} publication(s) made before {why} on {timezone.localdate(when)} not replayed as reported: "
+                    "the record as it stood then is not kept")
+            publications = [p for p in publications if p.published_at >= when]
+        days = _report_days(games)
+        numbers = dict(Coach.objects.values_list("pk", "number"))
+        day_of = {p.pk: timezone.localdate(p.published_at) for p in publications}
+        found = self.against(publications, entries, games, days, numbers, day_of)
+        same_day = set(days)
+        again = [p for p in publications if found[p.pk].count and day_of[p.pk] in same_day]
+        if again:
+            later = self.against(again, entries, games, days, numbers,
+                                 {p.pk: day_of[p.pk] + dt.timedelta(days=1) for p in again})
+            for publication in again:
+                if later[publication.pk].count < found[publication.pk].count:
+                    found[publication.pk] = later[publication.pk]
+        for publication in publications:
+            found[publication.pk].report(self.diffs)
+
+    def against(self, publications: list[Publication], entries: dict[int, list[tuple]], games: list, days: list,
+                numbers: dict, cutoff_of: dict) -> dict[int, _Found]:
+        """Each publication against the games reported before its cutoff (publication id -> day).
+        Publications whose record agrees (no result entered it between their cutoffs) share one replay."""
+        found = {p.pk: _Found(self.diffs.limit) for p in publications}
+        groups: dict[int, list[Publication]] = defaultdict(list)
+        for publication in publications:
+            groups[bisect_left(days, cutoff_of[publication.pk])].append(publication)
+        for group in groups.values():
+            cutoff = min(cutoff_of[p.pk] for p in group)
+            until = max(p.date for p in group)
+            start = dt.datetime.combine(until, dt.time())
+            record = [g for g in reported_before(games, cutoff) if g.played_at < start]
+            by_date: dict[dt.date, list[Publication]] = defaultdict(list)
+            for publication in group:
+                by_date[publication.date].append(publication)
+            complete = {day: pubs[-1].complete for day, pubs in by_date.items()}
+            for chunk in replay(
+                self.module, self.config, record, Ledger(), start=None, until=until, rules=self.rules,
+                per_race=self.system.per_race, complete=lambda day, known=complete: known.get(day, False),
+            ):
+                if chunk.is_list and chunk.end in by_date:
+                    for publication in by_date.pop(chunk.end):
+                        self.compare(found[publication.pk], publication, entries[publication.pk], chunk, numbers, cutoff)
+            for pubs in by_date.values():  # no list of that date as reported then
+                for publication in pubs:
+                    found[publication.pk](f"{_label(publication)}: the games reported before {cutoff} give no list of that date")
+        return found
+
+    @staticmethod
+    def compare(bad: _Found, publication: Publication, rows: list[tuple], chunk, numbers: dict, cutoff: dt.date) -> None:
+        given = f"the games reported before {cutoff} give"
+        counts = (publication.rated, publication.ranked, publication.starters)
+        if counts != (chunk.rated, chunk.ranked, chunk.starters):
+            bad(f"{_label(publication)}: counts (rated, ranked, starters) published {counts}, {given} "
+                f"{(chunk.rated, chunk.ranked, chunk.starters)}")
+        replayed: Entries = chunk.entries
+        arrays = replayed.arrays()
+        index = {(numbers.get(coach), race or "", variant): i for i, (coach, race, variant) in enumerate(replayed.keys)}
+        matched = np.zeros(len(replayed), dtype=bool)
+        for row in rows:
+            i = index.get((row[_NUMBER], row[_RACE], row[_VARIANT]))
+            if i is None:
+                bad(f"{_entry(publication, row)}: published, but {given} no such entry")
+                continue
+            matched[i] = True
+            for name, none in _FIGURES.items():  # an entry's first figure that differs
+                value, want = row[_AT[name]], arrays[name][i]
+                have = none if value is None else value
+                if not _close(np.array([float(want)]), np.array([float(have)]), REPLAY_TOLERANCE)[0]:
+                    bad(f"{_entry(publication, row)}: {name} published {_number(value)}, {given} "
+                        f"{_number(None if none is not None and want == none else want)}")
+                    break
+        for i in np.flatnonzero(~matched).tolist():
+            coach, race, variant = replayed.keys[i]
+            bad(f"{_label(publication)} entry of coach {numbers.get(coach)} ({race or 'all races'}, {variant}): "
+                f"{given} it, but it was not published")
+
+
+def _competition_ranks(rows: list[tuple], ranked: list[int], by_race: bool) -> dict[int, int]:
+    """Each ranked row's rank within its variant (and race, `by_race`): 1 + the ranked rows of
+    higher value (equal values share a rank)."""
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i in ranked:
+        groups[(rows[i][_VARIANT], rows[i][_RACE] if by_race else "")].append(i)
+    out = {}
+    for members in groups.values():
+        members.sort(key=lambda i: -rows[i][_VALUE])
+        place = 0
+        for position, i in enumerate(members):
+            if not position or rows[i][_VALUE] != rows[members[position - 1]][_VALUE]:
+                place = position + 1
+            out[i] = place
+    return out
+
+
+def check_publications(diffs: Differences, system: RatingSystem, module, config, games: list, *, replayed: bool) -> None:
+    """Every publication of `system` against its digest and its ranking rule, and, if `replayed`,
+    against a replay of the games as reported before it."""
+    _Publications(diffs, system, module, config).check(games, replayed)
