@@ -40,7 +40,7 @@ from ratings.tuning.selectors import parameter_search_latest
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import fixed, rating_places
-from ratingsite.page_cache import bad_parameter_page, cached_page, paginate_table
+from ratingsite.page_cache import bad_parameter_page, cached_page, paginate_table, table_parameters
 from tournaments import permissions as perms
 from tournaments.models import Coach, Event
 from tournaments.selectors import coach_directory, coach_game_counts, coach_get, coach_numbers_known
@@ -86,7 +86,7 @@ def rankings_index(request):
     return render(request, "ratings/rankings_index.html", {"systems": systems})
 
 
-@cached_page
+@cached_page(reads=(*RankingFilter.base_filters, "system", "_export", *table_parameters()))
 def ranking(request, system: str, month: tuple[int, int] | None = None):
     """A ranking: the current one (/rankings/elo/ and /rankings/elo/latest/) or a stored monthly list."""
     systems = selectors.public_systems()
@@ -128,6 +128,9 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     export = request.GET.get("_export")
     if export and export not in EXPORT_FORMATS:
         return bad_parameter_page(request, "Only ?_export=csv is offered.")
+    if export and not valid:  # no empty download of its own per refused value
+        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in filterset.form.errors.items())
+        return bad_parameter_page(request, f"Some filters could not be used ({problems}).")
     # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
     # needs no column; a CSV keeps the unfiltered list's header whatever the filters
     sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None
@@ -162,7 +165,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         # the summary of folded filters names those asked for, not the default variant
         "filters_set": [name for name in filterset.form.changed_data if name != "variant" or "variant" in request.GET],
         "every_variant": valid and variant is None,
-    })
+    }, status=200 if valid else 400)  # a filter the form refuses is no page of its own, nor cached
 
 
 def _variant_links(request, rated_variants: list[dict], chosen: str) -> list[dict]:
@@ -199,7 +202,7 @@ def _ranking_caption(system, rating_list, filterset) -> str:
 # --- coach directory and coach page ---------------------------------------------------------------
 
 
-@cached_page
+@cached_page(reads=(*CoachFilter.base_filters, *table_parameters()), page_numbers=False)
 def coach_list(request):
     """The coach directory (where the header's search lands): every coach by name, searched by name or
     number and filtered by nationality. A search that is a coach's federation number opens his page."""
@@ -230,7 +233,7 @@ def _coach_list_caption(data: dict) -> str:
     return "Coaches by name" + (f": {', '.join(chosen)}" if chosen else "")
 
 
-@cached_page
+@cached_page(reads=("system", *table_parameters("history-", "events-")))
 def coach_detail(request, number: int):
     """A coach's ratings in every system, record per race, history chart, events and awards."""
     coach = _coach(number)
@@ -311,7 +314,7 @@ def _history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> c
 # --- breakdown ------------------------------------------------------------------------------------
 
 
-@cached_page
+@cached_page(reads=tuple(BreakdownForm.base_fields))
 def breakdown(request, number: int, system: str):
     """How a coach's rating in one system, race and variant was computed, KNSB rating-viewer style."""
     systems = selectors.public_systems()
@@ -357,7 +360,7 @@ def breakdown(request, number: int, system: str):
 # --- events ---------------------------------------------------------------------------------------
 
 
-@cached_page
+@cached_page(reads=(*EventFilter.base_filters, *table_parameters()))
 def event_list(request):
     """Public events (sanctioned by default), filtered by year, country, variant, major and status."""
     queryset = selectors.public_events()
@@ -368,7 +371,7 @@ def event_list(request):
     return render(request, "tournaments/event_list.html", {"filter": filterset, "table": table}, status=200 if valid else 400)
 
 
-@cached_page
+@cached_page(reads=("system",))
 def event_detail(request, pk: int):
     """An event: standings with Wt, Σ(W − We) and rating change in a chosen system, rounds, awards, map pin."""
     try:
@@ -431,7 +434,7 @@ def rating_list_index(request):
     return render(request, "ratings/lists_index.html", {"rows": rows})
 
 
-@cached_page
+@cached_page(reads=table_parameters())
 def rating_lists(request, system: str):
     """The monthly lists of one system, newest first."""
     system = _system(system)
@@ -443,7 +446,7 @@ def rating_lists(request, system: str):
     return render(request, "ratings/lists_system.html", {"system": system, "table": table})
 
 
-@cached_page
+@cached_page(reads=("variant", *table_parameters("starters-", "risers-", "fallers-")))
 def rating_list_detail(request, system: str, month: tuple[int, int], edition: int | None = None):
     """One monthly list as published (its latest edition, or the one asked for): counts, starters,
     risers and fallers, and the figures revised since."""

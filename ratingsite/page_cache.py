@@ -1,6 +1,11 @@
 """The public pages' shell: their query strings checked, and their answers cached per address until
 the next change commits.
 
+Each cached view declares the query parameters it reads (`cached_page(reads=...)`); any other is
+dropped before the view sees the request, so it neither reaches the page (its links, its share
+address) nor the cache key, and the rest are put in one order, page numbers written one way: an
+address with `&r=<random>` is the page without it, read from the cache.
+
 Every write that changes what public pages show (a sanction, a correction, a merge, a run's commit,
 a statistics refresh) calls `bump_on_commit()`: it replaces the version that every cached page's key
 carries, so the next request renders afresh and the old entries age out. Only anonymous GET requests
@@ -12,8 +17,15 @@ another process's change shows once `TIMEOUT` has passed.
 
 One render at a time per address: after a change, the first request of a page renders it and the
 others asking for it meanwhile wait for that answer (up to `WAIT`), instead of all rendering it at
-once on the same cores. A streamed answer is no such render: it lasts as long as its slowest reader,
-so the others stop waiting as soon as it starts streaming and stream their own.
+once on the same cores. A streamed answer (a CSV download) lasts as long as its slowest reader: the
+others asking for it meanwhile stream their own while an export slot is free, and otherwise wait
+for it to be kept (up to `WAIT`) and read it (eight clients downloading the whole ranking at once:
+one builds it, the rest read it).
+
+A bounded share of the workers: the anonymous requests that render (not read) a page take one of
+PAGE_RENDER_SLOTS site-wide, and every CSV download one of PAGE_EXPORT_SLOTS, held through the
+cache (Redis in production) until the answer is made (a download: until it has streamed). A request
+that finds them all taken for SLOT_WAIT gets a 503 with Retry-After; a cache that is out bounds none.
 """
 from __future__ import annotations
 
@@ -24,10 +36,11 @@ import zlib
 from collections.abc import Iterable, Iterator
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.messages import get_messages
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import render
 from django_tables2 import RequestConfig
 
@@ -40,10 +53,47 @@ KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
 # how long a request waits for another's render of the same page before rendering it itself
 WAIT = 10.0
 POLL = 0.05
+# how long a request waits for a render or download slot before its 503 (it holds a worker meanwhile:
+# short), and what the 503 says to wait
+SLOT_WAIT = 0.5
+RETRY_AFTER = 5
+# a slot a killed process held frees itself: past gunicorn's 30 s timeout, the longest a render lives
+SLOT_TIMEOUT = 60
+TABLE_FIELDS = ("page", "sort", "per_page")
+# what the rendering mark of an address says: a render under way, or a download streaming
+RENDERING, STREAMING = "rendering", "streaming"
+EXPORT_PARAMETER = "_export"
 
 
 class BadParameter(Exception):
     """A query parameter a public page cannot use: answered with a 400 and this message."""
+
+
+def table_parameters(*prefixes: str) -> tuple[str, ...]:
+    """The parameters a django-tables2 table of each prefix reads (its page, order and page size);
+    no prefix: the unprefixed table's."""
+    return tuple(f"{prefix}{name}" for prefix in (prefixes or ("",)) for name in TABLE_FIELDS)
+
+
+def _is_page_field(name: str) -> bool:
+    return name.endswith("page") and not name.endswith("per_page")
+
+
+def keep_parameters(request, reads: frozenset[str], *, page_numbers: bool = True) -> None:
+    """Leave in the request's query string only the parameters in `reads`, by name in one order
+    (each one's values in the order given), so that addresses asking the same have one key. With
+    `page_numbers`, a page number loses its leading zeros and a page that is no number is dropped
+    (a table shows its first page then anyway)."""
+    kept = QueryDict(mutable=True)
+    for name in sorted(set(request.GET) & reads):
+        values = request.GET.getlist(name)
+        if page_numbers and _is_page_field(name):
+            values = [value.lstrip("0") or "0" for value in values if value.isascii() and value.isdigit()]
+        if values:
+            kept.setlist(name, values)
+    kept._mutable = False
+    request.GET = kept
+    request.META["QUERY_STRING"] = kept.urlencode()
 
 
 def paginate_table(request, table, per_page: int, *, max_per_page: int) -> None:
@@ -111,42 +161,115 @@ def _storable(request, response) -> bool:
     )
 
 
-def cached_page(view):
-    """A public view behind the query check (`checked_parameters`) and the versioned cache.
+def cached_page(view=None, /, *, reads: Iterable[str] = (), page_numbers: bool = True):
+    """A public view behind the query check (`checked_parameters`) and the versioned cache, seeing
+    only the query parameters it `reads` (none when used bare); `page_numbers`: see keep_parameters.
 
     An anonymous GET is answered from the cache when this address was rendered since the last
-    change; otherwise the view renders it, and a storable answer is kept.
+    change; otherwise the view renders it in a render slot (a download in an export slot), and a
+    storable answer is kept.
     """
+    if view is None:
+        return lambda view: cached_page(view, reads=reads, page_numbers=page_numbers)
+    known = frozenset(reads)
 
     @wraps(view)
     def cached(request, *args, **kwargs):
+        keep_parameters(request, known, page_numbers=page_numbers)
+        exporting = EXPORT_PARAMETER in request.GET
         if not _uses_cache(request):
-            return view(request, *args, **kwargs)
+            if not exporting:
+                return view(request, *args, **kwargs)
+            return _in_slot(view, request, args, kwargs, "export", settings.PAGE_EXPORT_SLOTS)
         key = _key(request, _version())
         if (hit := cache.get(key)) is not None:
             return _answer(hit)
-        rendering = cache.add(_rendering(key), 1, WAIT)
-        if not rendering and (hit := _awaited(key)) is not None:
-            return _answer(hit)
+        rendering = cache.add(_rendering(key), RENDERING, WAIT)
+        pool, slots = ("export", settings.PAGE_EXPORT_SLOTS) if exporting else ("render", settings.PAGE_RENDER_SLOTS)
+        slot = None
+        if not rendering:
+            hit, slot = _awaited(key, pool, slots)
+            if hit is not None:
+                return _answer(hit)
+        if slot is None:
+            slot = _slot_take(pool, slots)
+        if slot is None:
+            _done(key, rendering)
+            return _busy()
         try:
             response = view(request, *args, **kwargs)
         except BaseException:
+            _slot_free(slot)
             _done(key, rendering)
             raise
-        if not _storable(request, response):
-            _done(key, rendering)
-            return response
-        headers = [(header, response[header]) for header in KEPT_HEADERS if header in response]
         if response.streaming:
-            # waiting for a stream to end would hold back the others' first byte until then (up to WAIT)
-            _done(key, rendering)
-            response.streaming_content = _kept_as_streamed(response.streaming_content, key, headers)
+            if rendering:
+                # the others asking for it meanwhile stream their own while a slot is free, else
+                # wait for this one to be kept (up to WAIT) and read it
+                cache.set(_rendering(key), STREAMING, WAIT)
+            storable = _storable(request, response)
+            headers = [(header, response[header]) for header in KEPT_HEADERS if header in response]
+            response.streaming_content = _streamed(
+                response.streaming_content, key if storable else None, headers, lambda: (_slot_free(slot), _done(key, rendering)),
+            )
             return response
-        _keep(key, headers, zlib.compress(response.content, 1))
+        _slot_free(slot)
+        if _storable(request, response):
+            headers = [(header, response[header]) for header in KEPT_HEADERS if header in response]
+            _keep(key, headers, zlib.compress(response.content, 1))
         _done(key, rendering)
         return response
 
     return checked_parameters(cached)
+
+
+def _in_slot(view, request, args, kwargs, pool: str, slots: int):
+    """The view's answer made in a slot of `pool` (a 503 when none frees within SLOT_WAIT), the slot
+    held until a streamed answer ends."""
+    slot = _slot_take(pool, slots)
+    if slot is None:
+        return _busy()
+    try:
+        response = view(request, *args, **kwargs)
+    except BaseException:
+        _slot_free(slot)
+        raise
+    if not response.streaming:
+        _slot_free(slot)
+        return response
+    response.streaming_content = _streamed(response.streaming_content, None, [], lambda: _slot_free(slot))
+    return response
+
+
+def _slot_take(pool: str, slots: int, *, wait: float | None = None) -> str | None:
+    """The key of a slot of `pool` now held by this request; "" when the cache refuses every slot
+    though it holds none (it is out: the page is worth more than the bound then); None when all
+    stayed taken for `wait` seconds (SLOT_WAIT by default)."""
+    keys = [f"page-cache:slot:{pool}:{number}" for number in range(slots)]
+    deadline = time.monotonic() + (SLOT_WAIT if wait is None else wait)
+    while True:
+        for key in keys:
+            if cache.add(key, 1, SLOT_TIMEOUT):
+                return key
+        if not cache.get_many(keys):
+            return ""
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(POLL)
+
+
+def _slot_free(slot: str) -> None:
+    if slot:
+        cache.delete(slot)
+
+
+def _busy() -> HttpResponse:
+    response = HttpResponse(
+        f"The site is busy making other pages like this one: try again in {RETRY_AFTER} seconds.",
+        status=503, content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response
 
 
 def _answer(hit) -> HttpResponse:
@@ -157,17 +280,22 @@ def _answer(hit) -> HttpResponse:
     return response
 
 
-def _awaited(key: str):
-    """The answer another request is rendering, once it is kept; None if it is not within WAIT (or
-    that render ended without keeping one: this request renders then)."""
+def _awaited(key: str, pool: str, slots: int) -> tuple:
+    """(the answer another request is rendering, once it is kept; None if it is not within WAIT or
+    that render ended without keeping one, this request rendering then), and the slot of `pool`
+    taken meanwhile: one free while the other streams a download (a slow reader holds back no one
+    while there is room; the others wait for the download to be kept)."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
         time.sleep(POLL)
         if (hit := cache.get(key)) is not None:
-            return hit
-        if cache.get(_rendering(key)) is None:
-            return cache.get(key)
-    return None
+            return hit, None
+        marker = cache.get(_rendering(key))
+        if marker is None:
+            return cache.get(key), None
+        if marker == STREAMING and (slot := _slot_take(pool, slots, wait=0)) is not None:
+            return None, slot
+    return None, None
 
 
 def _keep(key: str, headers: list, content: bytes) -> None:
@@ -186,20 +314,23 @@ def _done(key: str, rendering: bool) -> None:
         cache.delete(_rendering(key))
 
 
-def _kept_as_streamed(chunks: Iterable[bytes], key: str, headers: list) -> Iterator[bytes]:
-    """The chunks as they stream, compressed on the side and kept once the last has gone (not if
-    the download stopped half-way, nor past MAX_BYTES)."""
-    packer, packed, size = zlib.compressobj(1), [], 0
-    for chunk in chunks:
-        if packed is not None:
-            piece = packer.compress(chunk)
-            size += len(piece)
-            packed.append(piece)
-            if size > MAX_BYTES:
-                packed = None
-        yield chunk
-    if packed is not None:
-        _keep(key, headers, b"".join([*packed, packer.flush()]))
+def _streamed(chunks: Iterable[bytes], key: str | None, headers: list, end) -> Iterator[bytes]:
+    """The chunks as they stream, then `end()` (also when the download stops half-way). With a
+    `key`, compressed on the side and kept once the last has gone (not past MAX_BYTES)."""
+    packer, packed, size = zlib.compressobj(1), [] if key else None, 0
+    try:
+        for chunk in chunks:
+            if packed is not None:
+                piece = packer.compress(chunk)
+                size += len(piece)
+                packed.append(piece)
+                if size > MAX_BYTES:
+                    packed = None
+            yield chunk
+        if key and packed is not None:
+            _keep(key, headers, b"".join([*packed, packer.flush()]))
+    finally:
+        end()
 
 
 def bad_parameter_page(request, message: str) -> HttpResponse:

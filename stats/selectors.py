@@ -1,15 +1,18 @@
 """Reads for the statistics pages. Every aggregate is a GROUP BY in the database, over the summary
 tables where one serves (see stats.models) and over a handful of coaches' game sides where not."""
-from dataclasses import dataclass
+from array import array
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 
+from django.core.cache import cache
 from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, Sum, Value, When, prefetch_related_objects
 from django.db.models.functions import Cast
 
 from ratingsite import formatting
 from tournaments.models import Award, Coach, Game, GameSide, Race, Variant, public_q
 
-from .filters import Filters
+from .filters import RACES_ALL, Filters
 from .geo import COUNTRY_POINTS
 from .models import CoachRaceSummary, CoachSummary, EventSummary, RaceMatchupSummary, SummaryRefresh
 from .ordering import game_order
@@ -135,7 +138,7 @@ class Cell:
 class Grid:
     races: list[Race]
     opponents: list[Race]
-    cells: dict[tuple[int, int], Cell]
+    cells: Mapping[tuple[int, int], Cell]
     every_race: list[Race]  # the CSV's columns, the same whatever the filters
 
     def rows(self):
@@ -181,6 +184,71 @@ def race_grid(rows, filters: Filters | None = None) -> Grid:
         opponents.add(opponent)
     by_name = lambda race: race.name  # noqa: E731
     return Grid(sorted(row_races, key=by_name), sorted(opponents, key=by_name), cells, sorted(races.values(), key=by_name))
+
+
+# The race grid kept per statistics refresh: with every race and roster (hundreds) it adds up some
+# hundred thousand summary rows, seconds a request; built once by the refresh, each page reads it.
+GRID_TIMEOUT = 7 * 24 * 3600  # a refresh's grid is never read after the next refresh: this only frees memory
+
+
+def race_grid_kept(filters: Filters) -> Grid:
+    """The race grid of the filters as of the last statistics refresh, built on its first request
+    (or by the refresh, for the unfiltered grids) and read from the cache until the next refresh.
+    A coach's grid counts his few games at once."""
+    refresh = last_refresh()
+    if filters.coach is not None or refresh is None:
+        return race_grid(race_matchups(filters), filters)
+    key = f"stats:race-grid:{refresh.pk}:{refresh.finished_at.isoformat()}:{_filters_key(filters)}"
+    grid = cache.get(key)
+    if grid is None:
+        grid = race_grid(race_matchups(filters), filters)
+        grid = replace(grid, cells=PackedCells(grid.cells))
+        cache.set(key, grid, GRID_TIMEOUT)
+    return grid
+
+
+class PackedCells(Mapping):
+    """A grid's cells as one array of four counts per pair of races played (a read: a fraction of
+    a second for hundreds of races, where a dict of Cell took 0.8 s to unpickle)."""
+
+    def __init__(self, cells: dict[tuple[int, int], Cell]):
+        self.positions = {pk: n for n, pk in enumerate(sorted({pk for pair in cells for pk in pair}))}
+        size = len(self.positions)
+        self.counts = array("I", bytes(array("I").itemsize * 4 * size * size))
+        for (race, opponent), cell in cells.items():
+            at = 4 * (self.positions[race] * size + self.positions[opponent])
+            self.counts[at:at + 4] = array("I", (cell.games, cell.wins, cell.draws, cell.losses))
+
+    def _at(self, key) -> int | None:
+        race, opponent = (self.positions.get(pk) for pk in key)
+        if race is None or opponent is None:
+            return None
+        at = 4 * (race * len(self.positions) + opponent)
+        return at if self.counts[at] else None
+
+    def __getitem__(self, key) -> Cell:
+        at = self._at(key)
+        if at is None:
+            raise KeyError(key)
+        return Cell(*self.counts[at:at + 4])
+
+    def __iter__(self):
+        return (key for key in ((race, opponent) for race in self.positions for opponent in self.positions) if self._at(key) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def race_grids_build() -> None:
+    """Build the unfiltered race grids (ranked races, every race) of the last refresh into the cache."""
+    for races in ("", RACES_ALL):
+        race_grid_kept(Filters(races=races))
+
+
+def _filters_key(filters: Filters) -> str:
+    return "|".join(
+        str(value.pk if hasattr(value, "pk") else value) for value in (getattr(filters, f.name) for f in fields(filters))
+    )
 
 
 def _percent(ratio: float) -> str:

@@ -22,6 +22,7 @@ from .models import (
     SummaryRefresh,
     SummaryRefreshRequest,
 )
+from .selectors import race_grids_build
 
 REFRESH_TASK = "stats.tasks.refresh_summaries"
 
@@ -222,6 +223,9 @@ def _recorded(counted: int | None, started: float) -> SummaryRefresh:
     games = EventSummary.objects.aggregate(total=Sum("games"))["total"] or 0
     if counted is not None:
         SummaryRefreshRequest.objects.filter(pk__lte=counted).delete()
-    return SummaryRefresh.objects.create(
+    refresh = SummaryRefresh.objects.create(
         finished_at=timezone.now(), games=games, duration=time.perf_counter() - started
     )
+    # the grid of every race and roster takes seconds to add up: built here once, read by the pages
+    transaction.on_commit(race_grids_build, robust=True)  # a failed build leaves it to the first page
+    return refresh

@@ -4,6 +4,7 @@ Every filter lives in the query string, so the address of a page is its share li
 are dropped with a redirect, coaches typed by name become federation numbers the same way, and a
 tampered value gets a message (status 400), never an error page.
 """
+from dataclasses import replace
 from functools import wraps
 from urllib.parse import urlencode
 
@@ -16,7 +17,7 @@ from django_tables2 import RequestConfig
 
 from ratings import selectors as ratings_selectors
 from ratingsite import charts, formatting
-from ratingsite.page_cache import cached_page
+from ratingsite.page_cache import cached_page, table_parameters
 
 from . import selectors
 from .export import EXPORT_MAX_ROWS, csv_response, rows_csv_response
@@ -43,7 +44,19 @@ from .tables import (
 
 GAME_FILTERS = ("variant", "country", "year", "race", "coach", "sanctioned", "races")
 EXPORT_PARAMS = {"_export", "_table"}
+# what each page reads of the query string beside its tables' paging (ratingsite.page_cache drops the rest)
+WIN_RATIO_FILTERS = (*GAME_FILTERS, "min_games")
+HEAD_TO_HEAD_FILTERS = ("variant", "year", "sanctioned")
+DIFFERENTIAL_FILTERS = ("coach", "variant", "country", "year", "sanctioned", "races")
+TOP_FILTERS = ("variant", "country", "nationality", "year", "sanctioned", "races")
+AWARD_FILTERS = ("variant", "country", "year", "coach")
+LEGEND_FILTERS = ("variant", "sanctioned", "races")
+MAP_FILTERS = ("variant", "year", "sanctioned")
 PER_PAGE = 50
+# races per page on either side of a race grid larger than that (every race and roster: hundreds,
+# whose whole grid was 22 MB of HTML): the row races by `page`, the column races by `against_page`
+GRID_PAGE = 40
+GRID_PAGES = ("page", "against_page")
 
 PAGES = [
     ("stats_games", "Games", "Every recorded game, by variant, country, year, race, coach or event."),
@@ -130,7 +143,7 @@ def index(request):
     return _page(request, "stats/index.html", {"title": "Statistics", "totals": selectors.event_totals()})
 
 
-@cached_page
+@cached_page(reads=(*GAME_FILTERS, "event", *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def games(request):
     filterset, filters = _filters(request, (*GAME_FILTERS, "event"), queryset=selectors.games_list())
@@ -148,10 +161,10 @@ def games(request):
     return _page(request, "stats/games.html", context)
 
 
-@cached_page
+@cached_page(reads=(*WIN_RATIO_FILTERS, *EXPORT_PARAMS, *table_parameters("race-", "coach-")))
 @canonical_query
 def win_ratios(request):
-    filterset, filters = _filters(request, (*GAME_FILTERS, "min_games"))
+    filterset, filters = _filters(request, WIN_RATIO_FILTERS)
     context = {"title": "Win ratios", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/win_ratios.html", {**context, "errors": filterset.messages()})
@@ -166,20 +179,38 @@ def win_ratios(request):
 
 # each cell's colour is its own (a continuous scale), written as a style attribute
 @csp_update({"style-src-attr": ["'unsafe-inline'"]})
-@cached_page
+@cached_page(reads=(*GAME_FILTERS, *EXPORT_PARAMS, *GRID_PAGES))
 @canonical_query
 def race_grid(request):
     filterset, filters = _filters(request, GAME_FILTERS)
     context = {"title": "Race grid", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/race_grid.html", {**context, "errors": filterset.messages()})
-    grid = selectors.race_grid(selectors.race_matchups(filters), filters)
+    grid = selectors.race_grid_kept(filters)
     if request.GET.get("_export") == "csv":
         return rows_csv_response(grid.csv_rows(), "race-grid")
-    return _page(request, "stats/race_grid.html", {**context, "grid": grid, "grid_rows": charts.race_grid(grid)})
+    rows = _grid_part(request, grid.races, "page", "Row races")
+    columns = _grid_part(request, grid.opponents, "against_page", "Column races")
+    shown = replace(grid, races=rows["races"], opponents=columns["races"])
+    return _page(request, "stats/race_grid.html", {
+        **context, "grid": grid, "shown": shown, "grid_rows": charts.race_grid(shown), "grid_parts": [rows, columns],
+    })
 
 
-@cached_page
+def _grid_part(request, races: list, parameter: str, label: str) -> dict:
+    """The races of one side of the grid on the page asked (all of them up to GRID_PAGE), with the
+    links to the pages before and after."""
+    page = Paginator(races, GRID_PAGE).get_page(request.GET.get(parameter))
+    part = {"races": list(page.object_list), "label": label, "page": page, "links": []}
+    if page.paginator.num_pages > 1:
+        for number in page.paginator.page_range:
+            query = dict(request.GET.lists()) | {parameter: [str(number)]}
+            shown = page.paginator.page(number).object_list
+            part["links"].append((number, f"?{urlencode(sorted(query.items()), doseq=True)}", f"{shown[0].name} – {shown[-1].name}"))
+    return part
+
+
+@cached_page(reads=(*RankOverTimeForm.base_fields, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def rank_over_time(request):
     form = RankOverTimeForm(request.GET)
@@ -226,11 +257,11 @@ def rank_over_time(request):
     return _page(request, "stats/rank_over_time.html", context)
 
 
-@cached_page
+@cached_page(reads=(*HeadToHeadForm.base_fields, *HEAD_TO_HEAD_FILTERS, *EXPORT_PARAMS, *table_parameters("", "games-")))
 @canonical_query
 def head_to_head(request):
     form = HeadToHeadForm(request.GET)
-    filterset, filters = _filters(request, ("variant", "year", "sanctioned"))
+    filterset, filters = _filters(request, HEAD_TO_HEAD_FILTERS)
     context = {"title": "Head-to-head", "form": form, "filterset": filterset, "max_coaches": selectors.HEAD_TO_HEAD_MAX}
     errors = ([] if form.is_valid() else form.errors["coach"]) + ([] if filters is not None else filterset.messages())
     if errors:
@@ -263,10 +294,10 @@ def head_to_head(request):
     return _page(request, "stats/head_to_head.html", context)
 
 
-@cached_page
+@cached_page(reads=(*DIFFERENTIAL_FILTERS, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def differentials(request):
-    filterset, filters = _filters(request, ("coach", "variant", "country", "year", "sanctioned", "races"))
+    filterset, filters = _filters(request, DIFFERENTIAL_FILTERS)
     context = {"title": "Differentials", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/differentials.html", {**context, "errors": filterset.messages()})
@@ -280,10 +311,10 @@ def differentials(request):
     return _page(request, "stats/differentials.html", context)
 
 
-@cached_page
+@cached_page(reads=(*TOP_FILTERS, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def top(request):
-    filterset, filters = _filters(request, ("variant", "country", "nationality", "year", "sanctioned", "races"))
+    filterset, filters = _filters(request, TOP_FILTERS)
     context = {"title": "Top 10s", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/top.html", {**context, "errors": filterset.messages()})
@@ -305,10 +336,10 @@ def top(request):
     return _page(request, "stats/top.html", {**context, "sections": sections})
 
 
-@cached_page
+@cached_page(reads=(*AWARD_FILTERS, *EXPORT_PARAMS, *table_parameters("event-", "coach-", "category-")))
 @canonical_query
 def awards(request):
-    filterset, filters = _filters(request, ("variant", "country", "year", "coach"))
+    filterset, filters = _filters(request, AWARD_FILTERS)
     context = {"title": "Awards", "filterset": filterset}
     if filters is None:
         return _page(request, "stats/awards.html", {**context, "errors": filterset.messages()})
@@ -324,10 +355,10 @@ def awards(request):
     return _page(request, "stats/awards.html", {**context, **tables})
 
 
-@cached_page
+@cached_page(reads=(*LEGEND_FILTERS, *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def legends(request):
-    filterset, filters = _filters(request, ("variant", "sanctioned", "races"))
+    filterset, filters = _filters(request, LEGEND_FILTERS)
     context = {"title": "Legends", "filterset": filterset, "threshold": selectors.LEGEND_RACES}
     if filters is None:
         return _page(request, "stats/legends.html", {**context, "errors": filterset.messages()})
@@ -340,10 +371,10 @@ def legends(request):
     return _page(request, "stats/legends.html", {**context, **tables})
 
 
-@cached_page
+@cached_page(reads=(*MAP_FILTERS, "region", *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def world_map(request):
-    filterset, filters = _filters(request, ("variant", "year", "sanctioned"))
+    filterset, filters = _filters(request, MAP_FILTERS)
     region = request.GET.get("region", "world")
     context = {
         "title": "Map", "filterset": filterset, "regions": [(key, value[0]) for key, value in charts.REGIONS.items()], "region": region,

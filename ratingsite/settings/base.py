@@ -159,6 +159,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 # an upload within the limit is read in memory, never spooled to a temporary file
 FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_SIZE
 
+# How many uncached public pages anonymous visitors may have rendering at once, site-wide (the
+# page cache's slots, shared through Redis), and how many CSV downloads: past that a request waits
+# a moment, then gets a 503 with Retry-After, so random query strings or a crowd of downloads
+# never hold every worker (production runs four).
+PAGE_RENDER_SLOTS = int(os.environ.get("PAGE_RENDER_SLOTS", "2"))
+PAGE_EXPORT_SLOTS = int(os.environ.get("PAGE_EXPORT_SLOTS", "1"))
+
 # Every page's Content-Security-Policy (django-csp): the site's own scripts, styles, images and forms
 # only, nothing inline, no plugins, and no framing by other sites; a page that needs more says so
 # with csp_update (the race grid's cell colours). Vendored assets only, so 'self' is all there is.

@@ -60,6 +60,59 @@ def test_a_page_is_rendered_once_then_read_from_the_cache(client, federation, ur
     assert second["Content-Type"] == first["Content-Type"]
 
 
+def with_parameter(url: str, parameter: str) -> str:
+    return f"{url}{'&' if '?' in url else '?'}{parameter}"
+
+
+@pytest.mark.parametrize("url", CACHED_PAGES)
+def test_a_parameter_the_page_does_not_read_is_the_page_without_it_from_the_cache(client, federation, url):
+    first = client.get(url)
+    for busting in ("r=4f1c9a", "r=77&utm_source=feed", "_=1733270400"):
+        again, answer = queries_of(client, with_parameter(url, busting))
+        assert again == 0 and answer.status_code == 200
+        assert answer.content == first.content
+    assert b"4f1c9a" not in first.content and b"utm_source" not in first.content
+
+
+def test_a_parameter_the_page_does_not_read_is_echoed_nowhere(client, federation):
+    html = client.get("/rankings/elo/?race=orc&r=4f1c9a").content.decode()
+    assert "4f1c9a" not in html  # neither the share link, nor the sort and page links, nor the CSV link
+    assert "race=orc" in html
+
+
+def test_the_same_parameters_in_another_order_are_one_page(client, federation):
+    first = client.get("/stats/win-ratios/?variant=blood-bowl-2020&sanctioned=yes")
+    again, answer = queries_of(client, "/stats/win-ratios/?sanctioned=yes&variant=blood-bowl-2020")
+    assert again == 0 and answer.content == first.content
+
+
+def test_a_value_the_filters_refuse_is_a_400_and_kept_nowhere(client, federation):
+    for value in ("wizards", "x91f3"):
+        for _ in range(2):
+            rendered, answer = queries_of(client, f"/rankings/elo/?race={value}")
+            assert answer.status_code == 400 and rendered > 0
+    answer = client.get("/rankings/elo/?race=x91f3&_export=csv")
+    assert answer.status_code == 400 and "race: Select a valid choice" in answer.content.decode()
+    rendered, answer = queries_of(client, "/stats/race-grid/?races=every")
+    assert answer.status_code == 400 and "Races is “all” or empty" in answer.content.decode()
+
+
+def test_a_page_that_is_no_number_is_the_first_page_from_the_cache(client, federation):
+    first = client.get("/rankings/elo/")
+    for page in ("abc", "1x", "%E2%98%83"):
+        again, answer = queries_of(client, f"/rankings/elo/?page={page}")
+        assert again == 0 and answer.content == first.content
+
+
+def test_the_whole_ranking_as_csv_is_built_once_then_read_from_the_cache(client, federation):
+    first = client.get("/rankings/elo/?_export=csv")
+    whole = b"".join(first.streaming_content)
+    for url in ("/rankings/elo/?_export=csv", "/rankings/elo/?_export=csv&r=1"):
+        again, answer = queries_of(client, url)
+        assert again == 0 and not answer.streaming and answer.content == whole
+        assert answer["Content-Disposition"] == first["Content-Disposition"]
+
+
 def test_each_query_string_is_its_own_page(client, federation):
     assert table(client.get("/events/"), "Events")["rows"] != table(client.get("/events/?year=2022"), "Events")["rows"]
     assert column(table(client.get("/events/?year=2022"), "Events"), "Event") == ["Paris Classic"]

@@ -198,7 +198,7 @@ def test_tampered_urls_get_clear_answers(client, league, url, status):
 
 def test_a_bad_race_is_a_form_error_and_no_rows(client, league):
     response = client.get("/rankings/elo/?race=wizards")
-    assert response.status_code == 200
+    assert response.status_code == 400
     html = response.content.decode()
     assert "Some filters could not be used" in html and "Select a valid choice" in html
     assert ranking_table(response)["rows"] == [("", ["No ratings match these filters."])]
