@@ -254,6 +254,13 @@ def test_summary_counts_excluded_games_of_a_key_that_played():
     assert (coach.nt, coach.games_played, coach.wt) == (1, 2, 1.0)
 
 
+def test_summary_counts_the_uncounted_games_of_the_away_side_too():
+    # coach 1 plays away in both: a counted win, then a forfeit that counts for no one
+    games = [game(1, 2, 1, 0.0), game(2, 3, 1, 1.0, kind=FORFEIT)]
+    coach = summary_of(rated(games)[1], 1)
+    assert (coach.nt, coach.games_played, coach.wt) == (1, 2, 1.0)
+
+
 def test_global_glicko_defaults():
     config = GlickoConfig.global_defaults()
     assert (config.per_race, config.period, config.excluded_races, config.phi0) == (
@@ -491,6 +498,17 @@ def test_unknown_parameter_is_named():
 def test_out_of_range_value_is_named(name, value):
     with pytest.raises(ValueError, match=f"GlickoConfig.{name}"):
         GlickoConfig.from_params({name: value})
+
+
+@pytest.mark.parametrize("mu0, accepted", [
+    (-10_000, True), (10_000, True), (-10_000.5, False), (10_000.5, False),
+])
+def test_mu0_may_lie_anywhere_from_minus_to_plus_ten_thousand(mu0, accepted):
+    if accepted:
+        assert GlickoConfig.from_params({"mu0": mu0}).mu0 == mu0
+    else:
+        with pytest.raises(ValueError, match="GlickoConfig.mu0"):
+            GlickoConfig.from_params({"mu0": mu0})
 
 
 def test_params_round_trip():

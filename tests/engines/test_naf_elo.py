@@ -265,6 +265,25 @@ def test_a_game_already_in_the_state_is_refused(already, in_place):
     assert pickle.dumps(state) == before
 
 
+@pytest.mark.parametrize("order", [1, -1])
+def test_run_history_leaves_the_given_state_as_it_was(order):
+    """The twenty-coach win (154.47 / 145.53) goes into the result's state, in play order or not."""
+    state = EloState(ratings={(1, "orc", V): 150.0, (2, "elf", V): 150.0})
+    before = pickle.dumps(state)
+    games = [game(1, 1, 2, 1.0), game(2, 3, 4, 0.5, hour=11)][::order]
+    result = run_history(games, EloConfig(), state)
+    assert (result.state.ratings[(1, "orc", V)], result.state.ratings[(2, "elf", V)]) == (154.47, 145.53)
+    assert pickle.dumps(state) == before
+    assert state.ratings == {(1, "orc", V): 150.0, (2, "elf", V): 150.0}
+
+
+def test_run_history_in_place_updates_the_given_state():
+    state = EloState(ratings={(1, "orc", V): 150.0, (2, "elf", V): 150.0})
+    result = run_history([game(1, 1, 2, 1.0)], EloConfig(), state, in_place=True)
+    assert result.state is state
+    assert (state.ratings[(1, "orc", V)], state.ratings[(2, "elf", V)]) == (154.47, 145.53)
+
+
 def test_state_survives_pickling():
     state = run_history([game(1, 1, 2, 1.0)], EloConfig()).state
     assert pickle.loads(pickle.dumps(state)) == state
