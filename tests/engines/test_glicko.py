@@ -478,6 +478,18 @@ def test_period_whose_volatility_does_not_converge_raises(monkeypatch):
         rated([game(1, 1, 2, 1.0)])
 
 
+def test_volatility_when_delta_squared_equals_phi_squared_plus_v_is_bracketed_below():
+    # step 5 at the edge: Δ² = 4 = φ² + v takes B from a − k·τ (ln(Δ² − φ² − v) would be ln 0); then
+    # f(a) = −σ⁴ / (2·(φ² + v + σ²)²) ≈ −4e-7, so σ' stays 0.06 to six places
+    assert round(glicko.calculator.new_volatility(0.06, 1.0, 3.0, 2.0, 0.5), 6) == 0.06
+
+
+def test_volatility_whose_bracket_closes_at_the_root_needs_no_step(monkeypatch):
+    # Δ² − φ² − v = 2.25 − 1 − 1 = 0.25 = σ²: B = ln σ² = A, the root itself (f(A) = 0)
+    monkeypatch.setattr(glicko.calculator, "MAX_ITERATIONS", 0)
+    assert glicko.calculator.new_volatility(0.5, 1.0, 1.0, 1.5, 0.5) == pytest.approx(0.5, abs=1e-12)
+
+
 def test_volatility_not_converged_is_an_arithmetic_error():
     assert issubclass(VolatilityNotConverged, ArithmeticError)
 

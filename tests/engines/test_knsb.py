@@ -16,12 +16,14 @@ from ratings.engines.knsb import (
     close_periods,
     expected_score,
     k_factor,
+    late_month,
     performance_rating,
     placements,
     rate_period,
     run_history,
     start_rating,
 )
+from ratings.engines.knsb.calculator import date_of_list, nv_after
 
 V = "bb2020"
 MARCH = datetime(2024, 3, 2)
@@ -159,6 +161,23 @@ def test_history_start_rating_from_six_depot_games():
             for r in rows if r.coach == 1] == \
         [(True, None, None, rc, APRIL_LIST, "2024-04-01") for rc, _ in depot]
     assert state.rating(1, V) == (1631, 6)
+
+
+def test_a_result_reported_by_its_events_end_is_on_time_however_long_the_event_ran():
+    # played 31 January, the event ended and reported it on 1 February: the February list rates it
+    g = game(1, 1, 2, 1.0, when=datetime(2024, 1, 31), event_end=date(2024, 2, 1), reported_on=date(2024, 2, 1))
+    assert late_month(g) is None
+
+
+def test_a_result_reported_late_within_its_month_of_play_is_still_on_time():
+    g = game(1, 1, 2, 1.0, when=datetime(2024, 1, 10), event_end=date(2024, 1, 10), reported_on=date(2024, 1, 31))
+    assert late_month(g) is None
+
+
+def test_a_result_reported_after_its_list_was_out_goes_into_the_list_after_its_report():
+    # played in January, reported 3 February (the February list is out): the March list rates it
+    g = game(1, 1, 2, 1.0, when=datetime(2024, 1, 10), event_end=date(2024, 1, 10), reported_on=date(2024, 2, 3))
+    assert date_of_list(late_month(g) + 1) == date(2024, 3, 1)
 
 
 def test_history_late_game_keeps_the_older_list():
@@ -378,6 +397,18 @@ def test_rated_coach_against_unrated_opponent_does_not_count():
         (1700, 1700, 0, 1, None)
 
 
+def test_a_listed_coachs_first_game_against_an_unlisted_one_plays_on_the_imported_rating():
+    # game 1 makes the rating table; player 3 (listed at 1500) is first seen in game 2, against
+    # player 4, who is on no list: 3 keeps 1500 (opponent unrated), 4's game enters its depot at Rc 1500
+    config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 100))
+    rows, summaries, state = rated_to(config, [game(1, 1, 2, 1.0), game(2, 3, 4, 1.0, hours=1)], APRIL_LIST)
+    assert [(r.side, r.coach, r.counted, r.reason, r.r0, r.rc) for r in rows if r.game_id == 2] == \
+        [(HOME, 3, False, Reason.OPPONENT_UNRATED, 1500, None), (AWAY, 4, False, Reason.IN_DEPOT, None, 1500)]
+    listed = summary_of(summaries, 3)
+    assert (listed.rl, listed.rn, listed.nt, listed.games_played) == (1500, 1500, 0, 1)
+    assert (state.rating(3, V), state.rating(4, V)) == ((1500, 100), None)
+
+
 # --- what counts ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("extra, reason", [
@@ -401,8 +432,8 @@ def test_a_game_between_an_excluded_race_and_a_ranked_one_counts_for_neither():
     config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 100), excluded_races=("goblin",))
     games = [game(1, 1, 2, 1.0), game(2, 3, 1, 1.0, hours=1, home_race="goblin", away_race="orc")]
     rows, summaries, state = rated_to(config, games, APRIL_LIST)
-    assert [(r.side, r.coach, r.counted, r.reason) for r in rows if r.game_id == 2] == \
-        [(HOME, 3, False, Reason.RACE_EXCLUDED), (AWAY, 1, False, Reason.RACE_EXCLUDED)]
+    assert [(r.side, r.coach, r.race, r.counted, r.reason) for r in rows if r.game_id == 2] == \
+        [(HOME, 3, None, False, Reason.RACE_EXCLUDED), (AWAY, 1, None, False, Reason.RACE_EXCLUDED)]
     orc, goblin = summary_of(summaries, 1), summary_of(summaries, 3)
     assert (orc.nt, orc.games_played, round(orc.rtt, 4), orc.rn) == (1, 2, 9.0792, 1709)
     assert (goblin.rl, goblin.rn, goblin.nt, goblin.games_played) == (1500, 1500, 0, 1)
@@ -560,6 +591,8 @@ def test_huge_rating_gap():
 def test_no_games_keep_the_rating():
     result = rate_period(1600, 30, [])
     assert (result.rn, result.nv, result.lpr, result.nt) == (1600, 30, None, 0)
+    assert (result.limitation, result.rows, result.wt, result.wet, result.rtt, result.rct, result.wxt) == \
+        ("none", (), 0.0, 0.0, 0.0, None, None)
 
 
 def test_lpr_margin_lets_the_rating_pass_the_lpr_by_the_margin():
@@ -581,6 +614,10 @@ def test_k_factor_bands():
     assert [k_factor(r, 100, junior=True) for r in (2000, 2200, 2500)] == [40, 30, 10]
     assert (k_factor(1500, 29, junior=True), k_factor(1500, 30, junior=True)) == \
         (216 / math.sqrt(29), 40)
+
+
+def test_nv_is_capped_at_100_games():
+    assert (nv_after(40, 6), nv_after(95, 10)) == (46, 100)
 
 
 def test_unrated_players_have_no_k():

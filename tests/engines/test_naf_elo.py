@@ -310,6 +310,15 @@ def test_hundred_and_zero_percent_scores():
     assert (summaries[1].wt, summaries[1].nt, summaries[2].wt) == (3.0, 3, 0.0)
 
 
+def test_a_cr_below_zero_rounds_half_away_from_zero_too():
+    # 4 coaches, K = 4, equals: each loser 1.995 − 2 = −0.005 → −0.01, each winner 1.995 + 2 = 3.995 → 4.00
+    state = EloState(ratings={(coach, race, V): 1.995 for coach, race in [(1, "orc"), (2, "elf"), (3, "elf"), (4, "orc")]})
+    games = [game(1, 1, 2, 0.0, coaches=4), game(2, 4, 3, 1.0, coaches=4, hour=11)]
+    ratings = run_history(games, EloConfig(), state).state.ratings
+    assert [ratings[key] for key in [(1, "orc", V), (2, "elf", V), (3, "elf", V), (4, "orc", V)]] == \
+        [-0.01, 4.0, -0.01, 4.0]
+
+
 def test_huge_gap_favourite_gains_nothing_and_upset_gains_k():
     k = k_value(20, major=False)
     assert (update(3000, 1000, 1, k), update(1000, 3000, 1, k)) == (3000.0, round(1000 + k, 2))
