@@ -5,12 +5,13 @@ import pickle
 import random
 from datetime import date, datetime, timedelta
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratings.engines import glicko
-from ratings.engines.common import BYE, FORFEIT, HOME, GameRecord, Reason
+from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
 from ratings.engines.glicko import (
     GLOBAL_DEFAULTS,
     GlickoConfig,
@@ -261,6 +262,13 @@ def test_summary_counts_the_uncounted_games_of_the_away_side_too():
     assert (coach.nt, coach.games_played, coach.wt) == (1, 2, 1.0)
 
 
+def test_rows_of_a_period_keep_the_order_of_play_with_excluded_games_among_them():
+    games = [game(1, 1, 2, 1.0), game(2, 1, 3, 1.0, kind=FORFEIT), game(3, 2, 3, 0.5)]
+    rows, _, _ = rated(games)
+    assert [(r.game_id, r.side, r.counted) for r in rows] == [
+        (1, HOME, True), (1, AWAY, True), (2, HOME, False), (2, AWAY, False), (3, HOME, True), (3, AWAY, True)]
+
+
 def test_global_glicko_defaults():
     config = GlickoConfig.global_defaults()
     assert (config.per_race, config.period, config.excluded_races, config.phi0) == (
@@ -488,6 +496,21 @@ def test_volatility_whose_bracket_closes_at_the_root_needs_no_step(monkeypatch):
     # Δ² − φ² − v = 2.25 − 1 − 1 = 0.25 = σ²: B = ln σ² = A, the root itself (f(A) = 0)
     monkeypatch.setattr(glicko.calculator, "MAX_ITERATIONS", 0)
     assert glicko.calculator.new_volatility(0.5, 1.0, 1.0, 1.5, 0.5) == pytest.approx(0.5, abs=1e-12)
+
+
+def test_lower_bracket_is_the_first_a_minus_k_tau_where_f_is_not_negative():
+    # Glickman's step 5.2 on f(x) = −x − 2 from a = 0, τ = 0.5: f(−0.5), f(−1), f(−1.5) < 0, f(−2) = 0 → B = −2
+    assert glicko.calculator._lower_bracket(lambda x: -x - 2.0, 0.0, 0.5) == -2.0
+
+
+def test_lower_brackets_of_a_period_stop_at_the_first_f_not_negative():
+    # the same step for many keys at once: a = 0 and a = 1 with f(x) = −x − 2 and f(x) = 1 − x, τ = 0.5
+    def f(x, which):
+        return np.where(which == 0, -x - 2.0, 1.0 - x)
+
+    big_b = np.zeros(2)
+    glicko.batch._lower_brackets(f, np.array([0.0, 1.0]), 0.5, big_b, np.array([0, 1]))
+    assert big_b.tolist() == [-2.0, 0.5]
 
 
 def test_volatility_not_converged_is_an_arithmetic_error():

@@ -12,6 +12,7 @@ from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, Correction, GameRec
 from ratings.engines.knsb import (
     SIGMA,
     KnsbConfig,
+    KnsbState,
     PeriodGame,
     close_periods,
     expected_score,
@@ -542,6 +543,14 @@ def test_run_history_leaves_the_given_state_alone():
     before = pickle.dumps(first.state)
     run_history([game(2, 1, 2, 1.0, when=datetime(2024, 5, 1))], config, first.state)
     assert pickle.dumps(first.state) == before
+
+
+def test_a_listed_coach_who_has_not_played_has_the_imported_rating_once_lists_run():
+    # player 3 was imported at 1500 on 120 games: Nv 100 on the list (the cap); no list before the first game
+    config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 120))
+    assert KnsbState(config).rating(3, V) is None
+    state = run_history([game(1, 1, 2, 1.0)], config).state
+    assert state.rating(3, V) == (1500, 100)
 
 
 def test_games_out_of_order_are_rated_in_order():
