@@ -19,7 +19,7 @@ UV_VERSION := 0.13.9
 LOCK_FLAGS ?=
 COMPILE = $(VENV)/bin/uv pip compile --quiet --universal --generate-hashes --python-version 3.11 $(LOCK_FLAGS)
 
-.PHONY: install install-prod bench-install lock demo serve test migrate chromium
+.PHONY: install install-prod bench-install lock demo serve test migrate chromium mutants
 
 # Browser tests drive Debian's Chromium; install it when it is missing (root, or sudo).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -85,3 +85,10 @@ test: install chromium
 	$(VENV)/bin/lint-imports
 	$(MANAGE) makemigrations --check --dry-run
 	$(PY) -m pytest --ds=ratingsite.settings.test
+
+# Mutation testing of the engines (tools/mutants.py): a seeded sample of one-change mutants, each of
+# which some test of tests/engines must fail; prints the survivors and the score. About 10 minutes.
+MUTANTS_SEED ?= 32
+MUTANTS_SAMPLE ?= 40
+mutants: install
+	$(PY) tools/mutants.py --seed $(MUTANTS_SEED) --sample $(MUTANTS_SAMPLE)

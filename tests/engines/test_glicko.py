@@ -5,12 +5,13 @@ import pickle
 import random
 from datetime import date, datetime, timedelta
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratings.engines import glicko
-from ratings.engines.common import BYE, FORFEIT, HOME, GameRecord, Reason
+from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
 from ratings.engines.glicko import (
     GLOBAL_DEFAULTS,
     GlickoConfig,
@@ -254,6 +255,20 @@ def test_summary_counts_excluded_games_of_a_key_that_played():
     assert (coach.nt, coach.games_played, coach.wt) == (1, 2, 1.0)
 
 
+def test_summary_counts_the_uncounted_games_of_the_away_side_too():
+    # coach 1 plays away in both: a counted win, then a forfeit that counts for no one
+    games = [game(1, 2, 1, 0.0), game(2, 3, 1, 1.0, kind=FORFEIT)]
+    coach = summary_of(rated(games)[1], 1)
+    assert (coach.nt, coach.games_played, coach.wt) == (1, 2, 1.0)
+
+
+def test_rows_of_a_period_keep_the_order_of_play_with_excluded_games_among_them():
+    games = [game(1, 1, 2, 1.0), game(2, 1, 3, 1.0, kind=FORFEIT), game(3, 2, 3, 0.5)]
+    rows, _, _ = rated(games)
+    assert [(r.game_id, r.side, r.counted) for r in rows] == [
+        (1, HOME, True), (1, AWAY, True), (2, HOME, False), (2, AWAY, False), (3, HOME, True), (3, AWAY, True)]
+
+
 def test_global_glicko_defaults():
     config = GlickoConfig.global_defaults()
     assert (config.per_race, config.period, config.excluded_races, config.phi0) == (
@@ -471,6 +486,33 @@ def test_period_whose_volatility_does_not_converge_raises(monkeypatch):
         rated([game(1, 1, 2, 1.0)])
 
 
+def test_volatility_when_delta_squared_equals_phi_squared_plus_v_is_bracketed_below():
+    # step 5 at the edge: Δ² = 4 = φ² + v takes B from a − k·τ (ln(Δ² − φ² − v) would be ln 0); then
+    # f(a) = −σ⁴ / (2·(φ² + v + σ²)²) ≈ −4e-7, so σ' stays 0.06 to six places
+    assert round(glicko.calculator.new_volatility(0.06, 1.0, 3.0, 2.0, 0.5), 6) == 0.06
+
+
+def test_volatility_whose_bracket_closes_at_the_root_needs_no_step(monkeypatch):
+    # Δ² − φ² − v = 2.25 − 1 − 1 = 0.25 = σ²: B = ln σ² = A, the root itself (f(A) = 0)
+    monkeypatch.setattr(glicko.calculator, "MAX_ITERATIONS", 0)
+    assert glicko.calculator.new_volatility(0.5, 1.0, 1.0, 1.5, 0.5) == pytest.approx(0.5, abs=1e-12)
+
+
+def test_lower_bracket_is_the_first_a_minus_k_tau_where_f_is_not_negative():
+    # Glickman's step 5.2 on f(x) = −x − 2 from a = 0, τ = 0.5: f(−0.5), f(−1), f(−1.5) < 0, f(−2) = 0 → B = −2
+    assert glicko.calculator._lower_bracket(lambda x: -x - 2.0, 0.0, 0.5) == -2.0
+
+
+def test_lower_brackets_of_a_period_stop_at_the_first_f_not_negative():
+    # the same step for many keys at once: a = 0 and a = 1 with f(x) = −x − 2 and f(x) = 1 − x, τ = 0.5
+    def f(x, which):
+        return np.where(which == 0, -x - 2.0, 1.0 - x)
+
+    big_b = np.zeros(2)
+    glicko.batch._lower_brackets(f, np.array([0.0, 1.0]), 0.5, big_b, np.array([0, 1]))
+    assert big_b.tolist() == [-2.0, 0.5]
+
+
 def test_volatility_not_converged_is_an_arithmetic_error():
     assert issubclass(VolatilityNotConverged, ArithmeticError)
 
@@ -491,6 +533,17 @@ def test_unknown_parameter_is_named():
 def test_out_of_range_value_is_named(name, value):
     with pytest.raises(ValueError, match=f"GlickoConfig.{name}"):
         GlickoConfig.from_params({name: value})
+
+
+@pytest.mark.parametrize("mu0, accepted", [
+    (-10_000, True), (10_000, True), (-10_000.5, False), (10_000.5, False),
+])
+def test_mu0_may_lie_anywhere_from_minus_to_plus_ten_thousand(mu0, accepted):
+    if accepted:
+        assert GlickoConfig.from_params({"mu0": mu0}).mu0 == mu0
+    else:
+        with pytest.raises(ValueError, match="GlickoConfig.mu0"):
+            GlickoConfig.from_params({"mu0": mu0})
 
 
 def test_params_round_trip():

@@ -8,19 +8,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason, round_half_away
+from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, Correction, GameRecord, Reason, round_half_away
 from ratings.engines.knsb import (
     SIGMA,
     KnsbConfig,
+    KnsbState,
     PeriodGame,
     close_periods,
     expected_score,
     k_factor,
+    late_month,
     performance_rating,
+    placements,
     rate_period,
     run_history,
     start_rating,
 )
+from ratings.engines.knsb.calculator import date_of_list, nv_after
 
 V = "bb2020"
 MARCH = datetime(2024, 3, 2)
@@ -160,6 +164,23 @@ def test_history_start_rating_from_six_depot_games():
     assert state.rating(1, V) == (1631, 6)
 
 
+def test_a_result_reported_by_its_events_end_is_on_time_however_long_the_event_ran():
+    # played 31 January, the event ended and reported it on 1 February: the February list rates it
+    g = game(1, 1, 2, 1.0, when=datetime(2024, 1, 31), event_end=date(2024, 2, 1), reported_on=date(2024, 2, 1))
+    assert late_month(g) is None
+
+
+def test_a_result_reported_late_within_its_month_of_play_is_still_on_time():
+    g = game(1, 1, 2, 1.0, when=datetime(2024, 1, 10), event_end=date(2024, 1, 10), reported_on=date(2024, 1, 31))
+    assert late_month(g) is None
+
+
+def test_a_result_reported_after_its_list_was_out_goes_into_the_list_after_its_report():
+    # played in January, reported 3 February (the February list is out): the March list rates it
+    g = game(1, 1, 2, 1.0, when=datetime(2024, 1, 10), event_end=date(2024, 1, 10), reported_on=date(2024, 2, 3))
+    assert date_of_list(late_month(g) + 1) == date(2024, 3, 1)
+
+
 def test_history_late_game_keeps_the_older_list():
     config = imported((1, 1650, 100), (2, 1750, 100), (3, 1750, 100), (4, 1600, 100))
     january = datetime(2024, 1, 10)
@@ -176,6 +197,70 @@ def test_history_late_game_keeps_the_older_list():
     mine = summary_of(rest.summaries, 1)
     assert (mine.rl, mine.rn, mine.rtt, mine.lpr, mine.limitation) == \
         (expected.rl, expected.rn, expected.rtt, expected.lpr, expected.limitation)
+
+
+def test_history_start_rating_has_no_expected_score_nor_change():
+    """Seed 004: a start rating's games have no We, so its Wet and Rtt are 0; Wt, Rct are its games'."""
+    depot = [(1500, 1), (1600, 0.5), (1700, 0), (1400, 1), (1550, 0.5), (1650, 0.5)]
+    config = imported(*[(2 + i, rc, 100) for i, (rc, _) in enumerate(depot)])
+    _, summaries, _ = rated_to(config, series(1, range(2, 8), [w for _, w in depot]), APRIL_LIST)
+    mine = summary_of(summaries, 1)
+    assert (mine.nt, mine.games_played, mine.wt, mine.wet, mine.rtt, round(mine.rct, 4), mine.limitation) == \
+        (6, 6, 3.5, 0.0, 0.0, 1566.6667, "none")
+
+
+# --- corrections -----------------------------------------------------------------------------
+
+def corrected_in_may(new_score, *, kind="played"):
+    """Player 1 (1800, Nv 40: k 34.1526) beat player 2 (1700, Nv 100: k 25) in March, rated by the
+    April list (1812 and 1691); in May the result became `new_score`. Rows and summaries of the June
+    list, which takes the old result back and rates the new one, both with R0 and Rc of the March list."""
+    config = imported((1, 1800, 40), (2, 1700, 100))
+    record = game(1, 1, 2, new_score, kind=kind,
+                  corrections=(Correction(date(2024, 5, 10), 1.0, "played", None),))
+    (_, old), (may, back), (_, new) = placements(record)
+    assert (may, back.reverses, back.home_score, new.home_score) == (2024 * 12 + 4, True, 1.0, new_score)
+    first = run_history([old], config)
+    april = close_periods(first.state, config, date(2024, 5, 1))
+    assert [summary_of(april.summaries, c).rn for c in (1, 2)] == [1812, 1691]
+    late = run_history([back, new], config, april.state)
+    june = close_periods(late.state, config, date(2024, 6, 1))
+    return june.rows, june.summaries, june.state
+
+
+def test_a_corrected_result_takes_the_old_rt_back_and_rates_the_new_one():
+    # old Rt: 34.1526 * (1 - We(100) 0.636831) = +12.4032 and 25 * (0 - 0.363169) = -9.0792, taken
+    # back; the loss instead: 34.1526 * (0 - 0.636831) = -21.7494 and 25 * (1 - 0.363169) = +15.9208
+    rows, summaries, state = corrected_in_may(0.0)
+    assert [(r.side, r.coach, r.race, r.opponent, r.counted, r.reason, r.r0, r.rc, round(r.we, 6), round(r.k, 4),
+             round(r.rt, 4), r.list_date, r.period) for r in rows] == [
+        (HOME, 1, None, 2, False, Reason.REVERSED, 1800, 1700, 0.636831, 34.1526, -12.4032, MARCH_LIST, "2024-06-01"),
+        (AWAY, 2, None, 1, False, Reason.REVERSED, 1700, 1800, 0.363169, 25, 9.0792, MARCH_LIST, "2024-06-01"),
+        (HOME, 1, None, 2, True, None, 1800, 1700, 0.636831, 34.1526, -21.7494, MARCH_LIST, "2024-06-01"),
+        (AWAY, 2, None, 1, True, None, 1700, 1800, 0.363169, 25, 15.9208, MARCH_LIST, "2024-06-01"),
+    ]
+    # Rtt = -k of each: Rn = round(1812 - 34.1526) = 1778 (LPR 1560 below), round(1691 + 25) = 1716;
+    # Nv: the game taken back leaves it, the corrected one enters it
+    one, two = summary_of(summaries, 1), summary_of(summaries, 2)
+    assert (one.rl, round(one.rtt, 4), one.nt, one.wt, one.lpr, one.rn, one.limitation, one.nv) == \
+        (1812, -34.1526, 1, 0.0, 1560, 1778, "none", 41)
+    assert (two.rl, round(two.rtt, 4), two.nt, two.wt, two.rn, two.nv) == (1691, 25.0, 1, 1.0, 1716, 100)
+    assert (state.rating(1, V), state.rating(2, V)) == ((1778, 41), (1716, 100))
+
+
+def test_a_list_that_only_takes_a_result_back_moves_by_the_rt_taken_back():
+    # corrected to a forfeit, the game counts no more: Rn = round(1812 - 12.4032) = 1800 and
+    # round(1691 + 9.0792) = 1700, no LPR (no counted game), Nv one game less
+    rows, summaries, state = corrected_in_may(1.0, kind=FORFEIT)
+    assert [(r.side, r.counted, r.reason) for r in rows] == [
+        (HOME, False, Reason.REVERSED), (AWAY, False, Reason.REVERSED),
+        (HOME, False, Reason.FORFEIT), (AWAY, False, Reason.FORFEIT),
+    ]
+    one, two = summary_of(summaries, 1), summary_of(summaries, 2)
+    assert (one.rl, round(one.rtt, 4), one.nt, one.games_played, one.wt, one.wet, one.lpr, one.rn, one.nv) == \
+        (1812, -12.4032, 0, 1, 0.0, 0.0, None, 1800, 40)
+    assert (two.rl, round(two.rtt, 4), two.nt, two.lpr, two.rn, two.nv) == (1691, 9.0792, 0, None, 1700, 99)
+    assert (state.rating(1, V), state.rating(2, V)) == ((1800, 40), (1700, 99))
 
 
 # --- depot and bootstrap ---------------------------------------------------------------------
@@ -313,6 +398,18 @@ def test_rated_coach_against_unrated_opponent_does_not_count():
         (1700, 1700, 0, 1, None)
 
 
+def test_a_listed_coachs_first_game_against_an_unlisted_one_plays_on_the_imported_rating():
+    # game 1 makes the rating table; player 3 (listed at 1500) is first seen in game 2, against
+    # player 4, who is on no list: 3 keeps 1500 (opponent unrated), 4's game enters its depot at Rc 1500
+    config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 100))
+    rows, summaries, state = rated_to(config, [game(1, 1, 2, 1.0), game(2, 3, 4, 1.0, hours=1)], APRIL_LIST)
+    assert [(r.side, r.coach, r.counted, r.reason, r.r0, r.rc) for r in rows if r.game_id == 2] == \
+        [(HOME, 3, False, Reason.OPPONENT_UNRATED, 1500, None), (AWAY, 4, False, Reason.IN_DEPOT, None, 1500)]
+    listed = summary_of(summaries, 3)
+    assert (listed.rl, listed.rn, listed.nt, listed.games_played) == (1500, 1500, 0, 1)
+    assert (state.rating(3, V), state.rating(4, V)) == ((1500, 100), None)
+
+
 # --- what counts ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("extra, reason", [
@@ -328,6 +425,20 @@ def test_excluded_games_keep_rows_with_their_reason(extra, reason):
     assert [(r.side, r.counted, r.reason) for r in rows] == [(HOME, False, reason),
                                                              (AWAY, False, reason)]
     assert state.rating(1, V) in (None, (1700, 100))
+
+
+def test_a_game_between_an_excluded_race_and_a_ranked_one_counts_for_neither():
+    # game 1 makes the rating table; in game 2 only the goblin is left out, and the orc's rating
+    # moves by game 1 alone: 1700 + 25 * (1 - We(100) 0.636831) = 1709.08 -> 1709
+    config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 100), excluded_races=("goblin",))
+    games = [game(1, 1, 2, 1.0), game(2, 3, 1, 1.0, hours=1, home_race="goblin", away_race="orc")]
+    rows, summaries, state = rated_to(config, games, APRIL_LIST)
+    assert [(r.side, r.coach, r.race, r.counted, r.reason) for r in rows if r.game_id == 2] == \
+        [(HOME, 3, None, False, Reason.RACE_EXCLUDED), (AWAY, 1, None, False, Reason.RACE_EXCLUDED)]
+    orc, goblin = summary_of(summaries, 1), summary_of(summaries, 3)
+    assert (orc.nt, orc.games_played, round(orc.rtt, 4), orc.rn) == (1, 2, 9.0792, 1709)
+    assert (goblin.rl, goblin.rn, goblin.nt, goblin.games_played) == (1500, 1500, 0, 1)
+    assert (state.rating(1, V), state.rating(3, V)) == ((1709, 100), (1500, 100))
 
 
 def test_bye_has_one_row():
@@ -434,6 +545,14 @@ def test_run_history_leaves_the_given_state_alone():
     assert pickle.dumps(first.state) == before
 
 
+def test_a_listed_coach_who_has_not_played_has_the_imported_rating_once_lists_run():
+    # player 3 was imported at 1500 on 120 games: Nv 100 on the list (the cap); no list before the first game
+    config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 120))
+    assert KnsbState(config).rating(3, V) is None
+    state = run_history([game(1, 1, 2, 1.0)], config).state
+    assert state.rating(3, V) == (1500, 100)
+
+
 def test_games_out_of_order_are_rated_in_order():
     config = imported((1, 1700, 100), (2, 1600, 100), (3, 1500, 100))
     games = [game(1, 1, 2, 1.0), game(2, 2, 3, 0.5, hours=1), game(3, 1, 3, 0.0, hours=2,
@@ -481,6 +600,8 @@ def test_huge_rating_gap():
 def test_no_games_keep_the_rating():
     result = rate_period(1600, 30, [])
     assert (result.rn, result.nv, result.lpr, result.nt) == (1600, 30, None, 0)
+    assert (result.limitation, result.rows, result.wt, result.wet, result.rtt, result.rct, result.wxt) == \
+        ("none", (), 0.0, 0.0, 0.0, None, None)
 
 
 def test_lpr_margin_lets_the_rating_pass_the_lpr_by_the_margin():
@@ -502,6 +623,10 @@ def test_k_factor_bands():
     assert [k_factor(r, 100, junior=True) for r in (2000, 2200, 2500)] == [40, 30, 10]
     assert (k_factor(1500, 29, junior=True), k_factor(1500, 30, junior=True)) == \
         (216 / math.sqrt(29), 40)
+
+
+def test_nv_is_capped_at_100_games():
+    assert (nv_after(40, 6), nv_after(95, 10)) == (46, 100)
 
 
 def test_unrated_players_have_no_k():

@@ -265,6 +265,25 @@ def test_a_game_already_in_the_state_is_refused(already, in_place):
     assert pickle.dumps(state) == before
 
 
+@pytest.mark.parametrize("order", [1, -1])
+def test_run_history_leaves_the_given_state_as_it_was(order):
+    """The twenty-coach win (154.47 / 145.53) goes into the result's state, in play order or not."""
+    state = EloState(ratings={(1, "orc", V): 150.0, (2, "elf", V): 150.0})
+    before = pickle.dumps(state)
+    games = [game(1, 1, 2, 1.0), game(2, 3, 4, 0.5, hour=11)][::order]
+    result = run_history(games, EloConfig(), state)
+    assert (result.state.ratings[(1, "orc", V)], result.state.ratings[(2, "elf", V)]) == (154.47, 145.53)
+    assert pickle.dumps(state) == before
+    assert state.ratings == {(1, "orc", V): 150.0, (2, "elf", V): 150.0}
+
+
+def test_run_history_in_place_updates_the_given_state():
+    state = EloState(ratings={(1, "orc", V): 150.0, (2, "elf", V): 150.0})
+    result = run_history([game(1, 1, 2, 1.0)], EloConfig(), state, in_place=True)
+    assert result.state is state
+    assert (state.ratings[(1, "orc", V)], state.ratings[(2, "elf", V)]) == (154.47, 145.53)
+
+
 def test_state_survives_pickling():
     state = run_history([game(1, 1, 2, 1.0)], EloConfig()).state
     assert pickle.loads(pickle.dumps(state)) == state
@@ -289,6 +308,15 @@ def test_hundred_and_zero_percent_scores():
     games = [game(i, 1, i + 1, 1.0, hour=8 + i, away_race="elf") for i in range(1, 4)]
     summaries = {s.coach: s for s in run_history(games, EloConfig()).summaries}
     assert (summaries[1].wt, summaries[1].nt, summaries[2].wt) == (3.0, 3, 0.0)
+
+
+def test_a_cr_below_zero_rounds_half_away_from_zero_too():
+    # 4 coaches, K = 4, equals: each loser 1.995 − 2 = −0.005 → −0.01, each winner 1.995 + 2 = 3.995 → 4.00
+    state = EloState(ratings={(coach, race, V): 1.995 for coach, race in [(1, "orc"), (2, "elf"), (3, "elf"), (4, "orc")]})
+    games = [game(1, 1, 2, 0.0, coaches=4), game(2, 4, 3, 1.0, coaches=4, hour=11)]
+    ratings = run_history(games, EloConfig(), state).state.ratings
+    assert [ratings[key] for key in [(1, "orc", V), (2, "elf", V), (3, "elf", V), (4, "orc", V)]] == \
+        [-0.01, 4.0, -0.01, 4.0]
 
 
 def test_huge_gap_favourite_gains_nothing_and_upset_gains_k():
