@@ -1,14 +1,13 @@
 """Two statistics refreshes at once both succeed, and the tables hold each game once."""
 import datetime as dt
-import threading
 
 import pytest
-from django.db import connections
 
 from stats.models import EventSummary, SummaryRefresh
 from stats.services import summaries_refresh
 from tests.factories import CoachFactory
 from tests.ratings.conftest import add_event
+from tests.threads import at_once
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
 
@@ -17,22 +16,7 @@ def test_two_refreshes_at_once_both_succeed_and_count_every_game_once():
     coaches = CoachFactory.create_batch(4)
     for month in range(1, 7):
         add_event(coaches, dt.date(2024, month, 6), [[(0, 1, (2, 0)), (2, 3, (1, 1))], [(0, 2, (0, 1)), (1, 3, (3, 2))]])
-    start, errors = threading.Barrier(2), []
-
-    def refresh():
-        try:
-            start.wait(10)
-            summaries_refresh()
-        except Exception as error:  # the test reports it
-            errors.append(error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=refresh) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    _, errors = at_once(summaries_refresh)
     assert errors == []
     assert SummaryRefresh.objects.count() == 2
     assert EventSummary.objects.count() == 6
