@@ -301,6 +301,11 @@ class Publication(models.Model):
     ranked = models.PositiveIntegerField(default=0)
     starters = models.PositiveIntegerField(default=0)
     complete = models.BooleanField(default=True)
+    newest_game = models.BigIntegerField(
+        null=True, blank=True, editable=False,
+        help_text="The id of the newest game on record when the list was computed: a game entered later, "
+                  "whatever its report date (history loaded in bulk), was not in it. None: published before this was kept.",
+    )
     digest = models.CharField(
         max_length=64, blank=True, editable=False,
         help_text="SHA-256 of the publication and its entries as published (services.publication.publication_digest): "

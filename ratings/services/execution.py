@@ -30,7 +30,7 @@ from ratings.models import (
 )
 from ratings.replay import Ledger, UnratableGame, months_between, replay, replayable
 from ratings.services.leases import recalculation_sweep, run_lease
-from ratings.services.publication import lists_publish_due
+from ratings.services.publication import lists_publish_due, newest_game
 from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
 from ratings.services.workers import _longest_first, can_fork, in_processes
 from ratingsite import page_cache
@@ -308,6 +308,7 @@ def _recalculate(
     _delete_from(system, start, swapped=fresh is not None)
     keys = _Keys()
     reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
+    newest = newest_game()  # before the read: a game entered after it is in none of this run's lists
     games = history.since(start, reported=reported) if history is not None else None
     if games is None:
         games = selectors.games_from(start, reported=reported)
@@ -343,7 +344,7 @@ def _recalculate(
     if fresh:
         fresh.swap()  # last: it locks the tables that pages read until the run commits
         clock.lap("fresh partitions indexed and swapped in")
-    published = lists_publish_due(system=system, today=today)
+    published = lists_publish_due(system=system, today=today, newest=newest)
     if published:
         clock.lap(f"{len(published)} list{'s' if len(published) > 1 else ''} published, from {published[0].date}")
     log.append(f"{written} rows written")

@@ -17,7 +17,7 @@ from audit.models import Action
 from audit.services import audit_record
 from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, RecalculationRun, RunStatus
 from ratingsite import page_cache
-from tournaments.models import Coach, Race, Variant
+from tournaments.models import Coach, Game, Race, Variant
 
 # the entry's figures, then the coach, race and variant as named on the day
 _COPIED = ("value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
@@ -72,16 +72,22 @@ def publications_entries(publications: list[Publication], *, batch: int = 200_00
         start = end
 
 
-def lists_publish_due(*, system: RatingSystem, today: dt.date) -> list[Publication]:
+def newest_game() -> int | None:
+    """The id of the newest game on record (ids only grow): what a list computed now can hold."""
+    return Game.objects.aggregate(newest=Max("pk"))["newest"]
+
+
+def lists_publish_due(*, system: RatingSystem, today: dt.date, newest: int | None) -> list[Publication]:
     """Publish every list of the system dated on or before `today` that has no publication yet, in
-    the caller's transaction (a run's: its lists and their publication commit together)."""
+    the caller's transaction (a run's: its lists and their publication commit together); `newest`:
+    the newest game on record when the run read its games (newest_game)."""
     published = Publication.objects.filter(system=system).values("date")
     due = list(RatingList.objects.filter(system=system, date__lte=today).exclude(date__in=published).order_by("date"))
     if not due:
         return []
     now = timezone.now()
     publications = Publication.objects.bulk_create([
-        Publication(system=system, date=rating_list.date, edition=1, published_at=now, rated=rating_list.rated,
+        Publication(system=system, date=rating_list.date, edition=1, published_at=now, newest_game=newest, rated=rating_list.rated,
                     ranked=rating_list.ranked, starters=rating_list.starters, complete=rating_list.complete)
         for rating_list in due
     ])
@@ -119,7 +125,7 @@ def list_republish(*, system: RatingSystem, date: dt.date, actor, reason: str, e
     if RecalculationRun.objects.filter(system=system, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).exists():
         raise ValidationError(f"{system.name} is being recalculated: publish the list again once that run has finished.")
     publication = Publication.objects.create(
-        system=system, date=date, edition=earlier + 1, published_at=timezone.now(),
+        system=system, date=date, edition=earlier + 1, published_at=timezone.now(), newest_game=newest_game(),
         published_by=actor if getattr(actor, "is_authenticated", False) else None,
         reason=reason, rated=rating_list.rated, ranked=rating_list.ranked, starters=rating_list.starters,
         complete=rating_list.complete,

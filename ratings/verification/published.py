@@ -236,14 +236,16 @@ class _Publications:
         """Each publication against the games reported before its cutoff (publication id -> day).
         Publications whose record agrees (no result entered it between their cutoffs) share one replay."""
         found = {p.pk: _Found(self.diffs.limit) for p in publications}
-        groups: dict[int, list[Publication]] = defaultdict(list)
+        groups: dict[tuple[int, int | None], list[Publication]] = defaultdict(list)
         for publication in publications:
-            groups[bisect_left(days, cutoff_of[publication.pk])].append(publication)
-        for group in groups.values():
+            groups[(bisect_left(days, cutoff_of[publication.pk]), publication.newest_game)].append(publication)
+        for (_, newest), group in groups.items():
             cutoff = min(cutoff_of[p.pk] for p in group)
             until = max(p.date for p in group)
             start = dt.datetime.combine(until, dt.time())
-            record = [g for g in reported_before(games, cutoff) if g.played_at < start]
+            # a game entered after the list was computed was not in it, whatever its report date
+            record = [g for g in reported_before(games, cutoff)
+                      if g.played_at < start and (newest is None or g.game_id <= newest)]
             by_date: dict[dt.date, list[Publication]] = defaultdict(list)
             for publication in group:
                 by_date[publication.date].append(publication)

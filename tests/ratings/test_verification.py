@@ -259,6 +259,24 @@ def test_a_list_with_a_late_report_still_verifies(published, capsys, django_capt
         assert f"{slug}: every stored figure matches a fresh recalculation" in out
 
 
+def test_history_loaded_after_the_lists_were_published_was_not_in_them(published):
+    """Games loaded in bulk count as reported at their event's end, before lists published since:
+    a list holds only the games on record when it was computed (Publication.newest_game)."""
+    from tournaments.models import Game
+
+    newest = Game.objects.order_by("-pk").values_list("pk", flat=True).first()
+    assert set(Publication.objects.values_list("newest_game", flat=True)) == {newest}
+    add_event(published, dt.date(2024, 3, 20), [[(0, 7, (3, 0)), (1, 6, (2, 0))]])  # sanctioned, reported 2024-03-20
+    for slug in SYSTEMS:
+        recalculate(slug)
+        found, lines = published_lines(slug)
+        assert found.published == 0, lines
+    elo = RatingSystem.objects.get(slug="elo")
+    Publication.objects.filter(system=elo).update(newest_game=None)  # unknown: the report dates alone judge
+    found, lines = published_lines("elo")
+    assert found.published > 0 and any("the games reported before" in line for line in lines), lines
+
+
 def test_reported_before_keeps_the_result_in_force_then():
     from ratings.engines.common import Correction, GameRecord
     from ratings.verification.published import reported_before
