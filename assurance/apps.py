@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AssuranceConfig(AppConfig):
+    name = "assurance"
+    verbose_name = "Assurance"
