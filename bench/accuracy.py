@@ -26,7 +26,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     migrate(args.database_url)  # a database loaded before the accuracy report has no table for it
     setup_django(args.database_url)
-    from ratings.accuracy.report import accuracy_report_refresh, accuracy_reports_refresh
+    from assurance.accuracy.report import accuracy_report_refresh, accuracy_reports_refresh
     from ratings.models import CalculationRow, RatingSystem
 
     if not CalculationRow.objects.exists():

@@ -519,7 +519,7 @@ class ParameterSearch(models.Model):
 
 class AccuracyReport(models.Model):
     """How well a rating system's stored predictions matched the results over every counted game
-    (ratings.accuracy.report), refreshed after each run of the system so its page is a read."""
+    (assurance.accuracy.report), refreshed after each run of the system so its page is a read."""
 
     system = models.OneToOneField(RatingSystem, on_delete=models.CASCADE, primary_key=True, related_name="accuracy")
     computed_at = models.DateTimeField()

@@ -7,7 +7,6 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from ratings import services
-from ratings.accuracy.report import accuracy_reports_refresh
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.replay import previous_month
 
@@ -28,12 +27,6 @@ def recalculate(self, run_id: int) -> str:
     # after the run's commit, outside its duration; once the batch's last run has ended
     services.accuracy_refresh_request(system_ids=[run.system_id] if run.status == RunStatus.SUCCEEDED else [])
     return run.status
-
-
-@shared_task(name=services.ACCURACY_TASK)
-def refresh_accuracy(system_ids: list[int]) -> int:
-    """Store the systems' accuracy reports anew (after their runs); returns how many."""
-    return len(accuracy_reports_refresh(systems=list(RatingSystem.objects.filter(pk__in=system_ids).order_by("pk"))))
 
 
 def _schedule(systems, *, since: dt.date, reason: str) -> int:

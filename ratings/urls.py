@@ -40,5 +40,4 @@ urlpatterns = [
     path("events/<int:pk>/predictions/", views.event_predictions, name="event_predictions"),
     path("calculator/", views.calculator, name="calculator"),
     path("about/ratings/", views.about_ratings, name="about_ratings"),
-    path("about/accuracy/", views.about_accuracy, name="about_accuracy"),
 ]

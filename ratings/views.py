@@ -16,8 +16,6 @@ from django_countries import countries
 from django_tables2 import RequestConfig
 
 from ratings import selectors
-from ratings.accuracy.metrics import DRAW_PRIOR_GAMES, DRAW_PRIOR_RATE, RACE_PRIOR_GAMES
-from ratings.accuracy.report import PREDICTORS, accuracy_reports
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from ratings.calculator_forms import CalculatorForm, PairingForm
 from ratings.engines import glicko, knsb, naf_elo
@@ -36,7 +34,6 @@ from ratings.tables import (
     RatingListTable,
     breakdown_url,
 )
-from ratings.tuning.selectors import parameter_search_latest
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import fixed, rating_places
@@ -568,35 +565,6 @@ def _pairing(data: dict, configured: dict) -> dict:
 
 
 # --- about the ratings ----------------------------------------------------------------------------
-
-
-def about_accuracy(request):
-    """How well each system predicted the federation's games: the stored reports, a read."""
-    reports = [
-        {"report": stored, "figures": stored.figures, "chart": _calibration_chart(stored.figures),
-         "predictors": [(label, stored.figures["overall"][name]) for name, label in PREDICTORS] if stored.figures["games"] else []}
-        for stored in accuracy_reports()
-    ]
-    return render(request, "ratings/accuracy.html", {
-        "reports": reports, "predictors": PREDICTORS, "draw_prior": (DRAW_PRIOR_RATE, DRAW_PRIOR_GAMES),
-        "race_prior": RACE_PRIOR_GAMES, "parameter_search": parameter_search_latest(),
-    })
-
-
-def _calibration_chart(report: dict):
-    """The calibration of one system's report as a chart: observed against expected score per bin,
-    beside the diagonal of a perfect calibration."""
-    points = [(b["expected"], b["observed"]) for b in report.get("calibration", []) if b["games"]]
-    if not points:
-        return None
-    return charts.line_chart(
-        [charts.Series("Observed score", points,
-                       [f"{b['low']:.1f}–{b['high']:.1f}: expected {b['expected']:.3f}, observed {b['observed']:.3f}, {b['games']:,} games"
-                        for b in report["calibration"] if b["games"]]),
-         charts.Series("Perfect calibration", [(0.0, 0.0), (1.0, 1.0)])],
-        title=f"{report['name']}: calibration", description="Mean observed score against mean expected score, in ten bins",
-        x_label="Expected score", y_label="Observed score",
-    )
 
 
 def about_ratings(request):

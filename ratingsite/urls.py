@@ -18,6 +18,7 @@ urlpatterns = [
     path("staff/", include("tournaments.urls_staff")),
     path("stats/", include("stats.urls")),
     path("", include("ratings.urls")),
+    path("", include("assurance.urls")),
     path("", include("tournaments.urls")),
 ]
 

@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tournaments",
     "ratings",
+    "assurance",
     "stats",
     "audit",
     "ratingsite.apps.SiteConfig",

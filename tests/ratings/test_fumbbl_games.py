@@ -6,10 +6,10 @@ import io
 import pytest
 from django.core.management import call_command
 
+from assurance.verification import verify_system
 from ratings import services
 from ratings.engines import naf_elo
 from ratings.models import CalculationRow, CurrentRating, RatingSystem, RunStatus, Trigger
-from ratings.verification import verify_system
 from ratingsite.formatting import fixed
 from tournaments.importers.fumbbl import import_matches
 from tournaments.models import Game

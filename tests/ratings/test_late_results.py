@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from assurance.verification import verify_system
 from ratings import services
 from ratings.engines.common import Reason
 from ratings.engines.knsb import expected_score
@@ -23,7 +24,6 @@ from ratings.models import (
     Trigger,
 )
 from ratings.selectors.pages import LATE_TEXT
-from ratings.verification import verify_system
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tournaments import services as record
 from tournaments.models import EventStatus, Game

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from assurance.accuracy import report
 from ratings import services
-from ratings.accuracy import report
 from ratings.models import AccuracyRefreshRequest, AccuracyReport, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.services import requests
 from ratings.tasks import dispatch_queued_runs, recalculate

@@ -5,6 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from assurance.verification import verify_system
 from ratings import services
 from ratings.models import (
     CalculationRow,
@@ -20,7 +21,6 @@ from ratings.models import (
 )
 from ratings.replay import boundaries, months_between
 from ratings.services import execution, storage, workers
-from ratings.verification import verify_system
 from tests.factories import CoachFactory
 from tests.ratings.conftest import TODAY, add_event
 from tournaments import services as record

@@ -7,9 +7,9 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.db import connection
 
+from assurance.verification import verify_system
 from ratings import services
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
-from ratings.verification import verify_system
 from ratingsite.celery import app as celery_app
 from tests.factories import CoachFactory
 from tests.ratings.conftest import add_event

@@ -22,7 +22,7 @@ from django.test import Client
 from ratings import services
 from ratings.models import RatingSystem, RecalculationRun, RunStatus
 from ratings.services import execution
-from ratings.verification import verify_system
+from assurance.verification import verify_system
 from ratingsite import after_response
 from stats import services as stats_services
 from stats.models import SummaryRefresh

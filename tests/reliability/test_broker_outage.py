@@ -15,10 +15,10 @@ import redis
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
+from assurance.verification import verify_system
 from audit.models import Action, AuditRecord
 from ratings.models import AccuracyRefreshRequest, AccuracyReport, RatingSystem, RecalculationRun, RunStatus
 from ratings.tasks import dispatch_queued_runs
-from ratings.verification import verify_system
 from ratingsite.celery import app as celery_app
 from ratingsite.settings.base import site_caches
 from stats.models import SummaryRefresh, SummaryRefreshRequest

@@ -9,10 +9,10 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
+from assurance.verification import verify_system
 from audit.models import AuditRecord
 from ratings import services as ratings_services
 from ratings.models import CurrentRating, RatingList, RatingListEntry, RatingSystem, RecalculationRun, RunStatus, Trigger
-from ratings.verification import verify_system
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play, race
 from tests.roles import organiser, staff
 from tournaments import services

@@ -9,9 +9,9 @@ import redis
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
+from assurance.verification import verify_system
 from ratings.models import AccuracyRefreshRequest, AccuracyReport, RatingSystem, RecalculationRun, RunStatus
 from ratings.tasks import dispatch_queued_runs
-from ratings.verification import verify_system
 from ratingsite.celery import app as celery_app
 from stats.models import SummaryRefreshRequest
 from stats.tasks import dispatch_owed_refresh

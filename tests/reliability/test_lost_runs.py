@@ -11,11 +11,11 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from assurance.verification import verify_system
 from audit.models import Action, AuditRecord
 from ratings import services
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.services import leases
-from ratings.verification import verify_system
 from tests.factories import CoachFactory
 from tests.ratings.conftest import add_event
 from tests.ratings.test_recalculation import everything

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from assurance.verification import verify_system
 from ratings import services
 from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.services import leases
 from ratings.tasks import sweep_lost_runs
-from ratings.verification import verify_system
 from ratingsite.celery import app as celery_app
 from tests.factories import CoachFactory
 from tests.ratings.conftest import add_event

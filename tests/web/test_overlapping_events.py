@@ -11,8 +11,8 @@ import datetime as dt
 
 import pytest
 
+from assurance.verification import verify_system
 from ratings.models import CurrentRating, RatingSystem
-from ratings.verification import verify_system
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.web.conftest import recalculate_all, table
 

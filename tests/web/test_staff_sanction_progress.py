@@ -164,7 +164,7 @@ def test_a_running_run_shows_how_long_it_has_run_against_its_systems_last_run(db
 @pytest.fixture
 def refreshes(monkeypatch):
     """Each accuracy refresh carried out: its systems, and the runs' statuses when it began."""
-    from ratings import tasks
+    from assurance import tasks
 
     calls = []
     real = tasks.accuracy_reports_refresh

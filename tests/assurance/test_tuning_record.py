@@ -8,14 +8,14 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from assurance.accuracy.metrics import score_log_loss
+from assurance.management.commands.tune_methods import describe
+from assurance.tuning.search import GRIDS, Setup, predictions
 from ratings import selectors
-from ratings.accuracy.metrics import score_log_loss
 from ratings.configuration import engine_for, list_rules
-from ratings.management.commands.tune_methods import describe
 from ratings.models import CalculationRow, ParameterSearch, RatingSystem
-from ratings.tuning.search import GRIDS, Setup, predictions
+from tests.assurance.test_tuning import monthly_record, recalculate
 from tests.ratings.conftest import TODAY
-from tests.ratings.test_tuning import monthly_record, recalculate
 from tests.scopes import kept_for_the_module
 
 

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from assurance.verification import verify_systems
 from ratings.models import RatingSystem
-from ratings.verification import verify_systems
 from ratingsite.arguments import iso_date
 
 

@@ -25,15 +25,15 @@ import numpy as np
 from django.db.models import Max
 from django.utils import timezone
 
+from assurance.verification.differences import Differences
+from assurance.verification.stored import _number
+from assurance.verification.tables import REPLAY_TOLERANCE, _close
 from audit.models import Action, AuditRecord
 from ratings.configuration import list_rules
 from ratings.engines.common import CountingRule, GameRecord
 from ratings.models import Publication, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.replay import Entries, Ledger, months_before, replay
 from ratings.services.publication import DIGESTED, entries_digest, publication_header, publications_entries
-from ratings.verification.differences import Differences
-from ratings.verification.stored import _number
-from ratings.verification.tables import REPLAY_TOLERANCE, _close
 from tournaments.models import Coach, EventStatus
 
 _AT = {name: i for i, name in enumerate(DIGESTED)}

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ratings.accuracy.metrics import score_log_loss
+from assurance.accuracy.metrics import score_log_loss
 from ratings.engines.common import GameRecord
 from ratings.engines.glicko import GlickoConfig
 from ratings.engines.knsb import SIGMA, KnsbConfig

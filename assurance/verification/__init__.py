@@ -27,17 +27,17 @@ from collections.abc import Iterator
 from django.db import connection
 from django.utils import timezone
 
+from assurance.verification.checks import check_stored
+from assurance.verification.differences import Differences
+from assurance.verification.published import check_publications
+from assurance.verification.replayed import _replay, compare_with_replay
+from assurance.verification.stored import _codes, _Names, read_stored
 from ratings import selectors
 from ratings.configuration import engine_for
 from ratings.engines.common import paused_gc
 from ratings.models import RatingList, RatingSystem
 from ratings.services.storage import _Keys
 from ratings.services.workers import can_fork, in_processes
-from ratings.verification.checks import check_stored
-from ratings.verification.differences import Differences
-from ratings.verification.published import check_publications
-from ratings.verification.replayed import _replay, compare_with_replay
-from ratings.verification.stored import _codes, _Names, read_stored
 
 __all__ = ["Differences", "verify_system", "verify_systems"]
 

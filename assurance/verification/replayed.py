@@ -7,13 +7,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from ratings.configuration import list_rules
-from ratings.engines.common import AWAY
-from ratings.replay import Ledger, replay
-from ratings.services.storage import _key_arrays, _Keys
-from ratings.verification.differences import Differences
-from ratings.verification.stored import Stored, _Names
-from ratings.verification.tables import (
+from assurance.verification.differences import Differences
+from assurance.verification.stored import Stored, _Names
+from assurance.verification.tables import (
     _ORDINAL,
     CURRENT_COLUMNS,
     ENTRY_COLUMNS,
@@ -32,6 +28,10 @@ from ratings.verification.tables import (
     _micro,
     _packed,
 )
+from ratings.configuration import list_rules
+from ratings.engines.common import AWAY
+from ratings.replay import Ledger, replay
+from ratings.services.storage import _key_arrays, _Keys
 
 _ROW_VALUES = attrgetter(
     "game_id", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period", "w", "counted",

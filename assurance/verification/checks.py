@@ -7,15 +7,9 @@ from functools import partial
 
 import numpy as np
 
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import Reason, round_half_away
-from ratings.models import (
-    Method,
-    RatingSystem,
-)
-from ratings.verification.differences import Differences
-from ratings.verification.stored import Stored, _date, _month, _Names, _number
-from ratings.verification.tables import (
+from assurance.verification.differences import Differences
+from assurance.verification.stored import Stored, _date, _month, _Names, _number
+from assurance.verification.tables import (
     _ORDINAL,
     DAY_US,
     FORMULA_TOLERANCE,
@@ -33,6 +27,12 @@ from ratings.verification.tables import (
     _packed,
     _sum,
     _vectorised,
+)
+from ratings.engines import glicko, knsb, naf_elo
+from ratings.engines.common import Reason, round_half_away
+from ratings.models import (
+    Method,
+    RatingSystem,
 )
 
 

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from assurance.tuning.search import WindowError
+from assurance.tuning.services import parameter_search_run
 from ratings import selectors
 from ratings.models import ParameterSearch, RatingSystem
-from ratings.tuning.search import WindowError
-from ratings.tuning.services import parameter_search_run
 from ratingsite.arguments import iso_date
 from ratingsite.formatting import fixed
 

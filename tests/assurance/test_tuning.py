@@ -12,16 +12,16 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.template.loader import render_to_string
 
+from assurance.accuracy.metrics import score_log_loss
+from assurance.tuning.search import GRIDS, Setup, WindowError, Windows, predictions, search, windows_for
+from assurance.tuning.selectors import parameter_search_latest
+from assurance.tuning.services import parameter_search_run
+from assurance.verification import verify_system
 from ratings import services
-from ratings.accuracy.metrics import score_log_loss
 from ratings.engines import glicko, knsb, naf_elo
 from ratings.engines.common import GameRecord
 from ratings.models import CalculationRow, RatingSystem, Trigger
 from ratings.replay import ListRules
-from ratings.tuning.search import GRIDS, Setup, WindowError, Windows, predictions, search, windows_for
-from ratings.tuning.selectors import parameter_search_latest
-from ratings.tuning.services import parameter_search_run
-from ratings.verification import verify_system
 from ratingsite.formatting import fixed
 from tests.factories import CoachFactory
 from tests.ratings.conftest import TODAY, add_event

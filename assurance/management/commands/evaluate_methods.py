@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from assurance.accuracy.report import PREDICTORS, accuracy_reports_compute, accuracy_reports_refresh
 from ratings import selectors
-from ratings.accuracy.report import PREDICTORS, accuracy_reports_compute, accuracy_reports_refresh
 from ratings.models import RatingSystem
 from ratingsite.arguments import iso_date
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from ratings.accuracy import metrics
-from ratings.accuracy.report import accuracy_report_compute
+from assurance.accuracy import metrics
+from assurance.accuracy.report import accuracy_report_compute
 from ratings.models import AccuracyRefreshRequest, AccuracyReport, CalculationRow, RatingSystem
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import staff

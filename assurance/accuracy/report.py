@@ -12,7 +12,7 @@ import numpy as np
 from django.db import connection, connections
 from django.utils import timezone
 
-from ratings.accuracy import metrics
+from assurance.accuracy import metrics
 from ratings.bulk import fetch_columns
 from ratings.engines.common import HOME, Reason
 from ratings.models import AccuracyRefreshRequest, AccuracyReport, CalculationRow, RatingSystem, RecalculationRun, RunStatus

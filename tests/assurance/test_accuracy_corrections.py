@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from ratings.accuracy.report import accuracy_report_compute
+from assurance.accuracy.report import accuracy_report_compute
 from ratings.engines.common import Reason
 from ratings.engines.knsb import expected_score
 from ratings.models import CalculationRow, RatingSystem

@@ -7,15 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import connection
 
-from ratings.models import (
-    CalculationRow,
-    CurrentRating,
-    PeriodSummary,
-    RatingListEntry,
-    RatingSystem,
-)
-from ratings.services.storage import _Keys
-from ratings.verification.tables import (
+from assurance.verification.tables import (
     CURRENT_COLUMNS,
     ENTRY_COLUMNS,
     EPOCH,
@@ -32,6 +24,14 @@ from ratings.verification.tables import (
     _day,
     read_table,
 )
+from ratings.models import (
+    CalculationRow,
+    CurrentRating,
+    PeriodSummary,
+    RatingListEntry,
+    RatingSystem,
+)
+from ratings.services.storage import _Keys
 from tournaments.models import Coach
 
 

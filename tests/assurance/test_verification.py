@@ -5,6 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from assurance.verification import verify_system
 from ratings import replay as replay_module
 from ratings import services
 from ratings.models import (
@@ -18,7 +19,6 @@ from ratings.models import (
     Trigger,
 )
 from ratings.services import publication_digest
-from ratings.verification import verify_system
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.ratings.conftest import add_event
 from tournaments import services as record
@@ -278,8 +278,8 @@ def test_history_loaded_after_the_lists_were_published_was_not_in_them(published
 
 
 def test_reported_before_keeps_the_result_in_force_then():
+    from assurance.verification.published import reported_before
     from ratings.engines.common import Correction, GameRecord
-    from ratings.verification.published import reported_before
 
     game = GameRecord(1, dt.datetime(2024, 3, 2, 10), 1, "bb", 1, "orc", 2, "human", 1.0,
                       reported_on=dt.date(2024, 3, 5),
