@@ -2,9 +2,11 @@
 dropped, the edits its dates held up go through, and the rankings stay as they were."""
 import datetime as dt
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -186,6 +188,31 @@ call_command("recalculate", "--jobs", "2")
 """
 
 
+def replaying_children(command: subprocess.Popen, count: int, *, within: float) -> set[int]:
+    """The pids of the command's processes that said "replaying", once `count` have; the command is
+    killed and the test fails with its error output when they have not within `within` seconds (a
+    line is read by a thread of its own: a read that waits for ever cannot hold the test)."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in command.stdout], daemon=True).start()
+    deadline, children = time.monotonic() + within, set()
+    while len(children) < count and (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line.startswith("replaying"):
+            children.add(int(line.split()[1]))
+    if len(children) < count:
+        command.kill()
+        command.wait(30)
+        said: list[str] = []  # a child still alive holds the pipe open: read for a while only
+        reader = threading.Thread(target=lambda: said.append(command.stderr.read()), daemon=True)
+        reader.start()
+        reader.join(30)
+        pytest.fail(f"{len(children)} of {count} processes replaying after {within} s: {''.join(said)}")
+    return children
+
+
 @pytest.mark.postgresql
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
@@ -196,13 +223,7 @@ def test_the_command_stopped_or_killed_takes_its_runs_processes_with_it_and_noth
     command = subprocess.Popen([sys.executable, "-c", COMMAND_MID_REPLAY], env=database_env(), text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 60
-        children = set()
-        while len(children) < 2 and time.monotonic() < deadline:
-            line = command.stdout.readline()
-            if line.startswith("replaying"):
-                children.add(int(line.split()[1]))
-        assert len(children) == 2, command.stderr.read()
+        children = replaying_children(command, 2, within=120)
         os.kill(command.pid, how)
         command.wait(30)
     finally:
