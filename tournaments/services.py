@@ -29,19 +29,15 @@ from .models import (
     Round,
     Side,
 )
+from .rules import FIRST_PLAY_DATE, MAX_CASUALTIES, MAX_TOUCHDOWNS, last_play_date, play_date_error
 from .signals import ResultsTrigger
 from .uploads import (
-    FIRST_PLAY_DATE,
-    MAX_CASUALTIES,
-    MAX_TOUCHDOWNS,
     MAX_UPLOAD_GAMES,
     GameEntry,
     check_awards,
     check_participants,
     check_results,
     check_rounds,
-    last_play_date,
-    play_date_error,
     played_at_times,
 )
 
