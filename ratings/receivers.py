@@ -2,15 +2,16 @@
 from django.template.loader import render_to_string
 
 from ratings import selectors, services
-from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingListEntry
+from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingListEntry, Trigger
 from ratingsite import page_cache
 
 
 def recalculate_from(sender, *, trigger: str, since, reason: str, actor, **kwargs) -> None:
     """Rated results changed: every active system recomputes forward from `since`, and the public
-    pages show the change (an event's status, say) once it commits."""
+    pages show the change (an event's status, say) once it commits. The record's trigger (a
+    tournaments.signals.ResultsTrigger) is the run trigger of the same value."""
     page_cache.bump_on_commit()
-    services.recalculation_request_all(trigger=trigger, since=since, reason=reason, requested_by=actor)
+    services.recalculation_request_all(trigger=Trigger(trigger), since=since, reason=reason, requested_by=actor)
 
 
 def forget_merged_coach(sender, *, keep, duplicate, **kwargs) -> None:

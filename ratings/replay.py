@@ -21,7 +21,7 @@ import numpy as np
 
 from ratings.engines import glicko
 from ratings.engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason
-from tournaments.uploads import FIRST_PLAY_DATE, last_play_date
+from tournaments.rules import FIRST_PLAY_DATE, last_play_date
 
 Key = tuple  # (coach, race or None, variant)
 

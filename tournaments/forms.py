@@ -18,10 +18,8 @@ from ratingsite.login_limits import AccountFailures
 
 from . import selectors
 from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side, search_key
+from .rules import FIRST_PLAY_DATE, MAX_CASUALTIES, MAX_TOUCHDOWNS, last_play_date
 from .uploads import (
-    FIRST_PLAY_DATE,
-    MAX_CASUALTIES,
-    MAX_TOUCHDOWNS,
     MAX_UPLOAD_BYTES,
     MAX_UPLOAD_GAMES,
     AwardEntry,
@@ -33,7 +31,6 @@ from .uploads import (
     check_participants,
     check_results,
     check_rounds,
-    last_play_date,
 )
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")

@@ -14,12 +14,12 @@ from django.utils import timezone
 from django.utils.deconstruct import deconstructible
 from django_countries.fields import CountryField
 
-from .uploads import play_date_error
+from .rules import play_date_error
 
 
 @deconstructible
 class PlayDateValidator:
-    """Refuses a date (or time) of play outside the record's window, as of today (uploads.play_date_error).
+    """Refuses a date (or time) of play outside the record's window, as of today (rules.play_date_error).
 
     The window moves with the clock, so it is a validator, not a database constraint."""
 

@@ -29,18 +29,15 @@ from .models import (
     Round,
     Side,
 )
+from .rules import FIRST_PLAY_DATE, MAX_CASUALTIES, MAX_TOUCHDOWNS, last_play_date, play_date_error
+from .signals import ResultsTrigger
 from .uploads import (
-    FIRST_PLAY_DATE,
-    MAX_CASUALTIES,
-    MAX_TOUCHDOWNS,
     MAX_UPLOAD_GAMES,
     GameEntry,
     check_awards,
     check_participants,
     check_results,
     check_rounds,
-    last_play_date,
-    play_date_error,
     played_at_times,
 )
 
@@ -118,7 +115,7 @@ def _refresh_statistics(event: Event) -> None:
         signals.record_changed.send(sender=Game)
 
 
-def _request_recalculation(*, trigger: str, since: dt.date, reason: str, actor) -> None:
+def _request_recalculation(*, trigger: ResultsTrigger, since: dt.date, reason: str, actor) -> None:
     signals.results_changed.send(sender=Game, trigger=trigger, since=since, reason=reason, actor=actor)
 
 
@@ -196,7 +193,7 @@ def event_sanction(*, event: Event, actor, note: str = "", duplicate_reason: str
             after={"likely_duplicate_of": [d.audit() for d in duplicates]}, note=duplicate_reason,
         )
     _request_recalculation(
-        trigger="backdated" if backdated else "sanctioned", since=_first_game_date(event),
+        trigger=ResultsTrigger.BACKDATED if backdated else ResultsTrigger.SANCTIONED, since=_first_game_date(event),
         reason=f"{'late event' if backdated else 'sanctioned'}: {event.name}", actor=actor,
     )
     return event
@@ -216,7 +213,9 @@ def event_reject(*, event: Event, actor, reason: str) -> Event:
     GameCorrection.objects.filter(game__event=event).delete()  # a new sanction reports its results anew
     audit_record(actor=actor, action=Action.EVENT_REJECT, obj=event, before={"status": before}, after={"status": event.status}, note=reason)
     if was_sanctioned:
-        _request_recalculation(trigger="corrected", since=_first_game_date(event), reason=f"unsanctioned: {event.name}", actor=actor)
+        _request_recalculation(
+            trigger=ResultsTrigger.CORRECTED, since=_first_game_date(event), reason=f"unsanctioned: {event.name}", actor=actor,
+        )
     return event
 
 
@@ -251,7 +250,7 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
     audit_record(actor=actor, action=Action.GAME_CORRECT, obj=game, before=before, after=changes, note=note)
     if game.event.status == EventStatus.SANCTIONED:
         _request_recalculation(
-            trigger="corrected", since=game.played_at.date(), reason=f"corrected game in {game.event.name}", actor=actor
+            trigger=ResultsTrigger.CORRECTED, since=game.played_at.date(), reason=f"corrected game in {game.event.name}", actor=actor
         )
     else:
         _refresh_statistics(game.event)
@@ -310,7 +309,7 @@ def coach_merge(*, keep: Coach, duplicate: Coach, actor) -> Coach:
     duplicate.delete()
     if first is not None:
         _request_recalculation(
-            trigger="merge", since=first.date(), reason=f"merged coach {duplicate.number} into {keep.number}", actor=actor
+            trigger=ResultsTrigger.MERGE, since=first.date(), reason=f"merged coach {duplicate.number} into {keep.number}", actor=actor
         )
     return keep
 

@@ -3,10 +3,23 @@
 The record's services say what changed by sending these signals; the apps downstream connect
 their receivers when they start (their AppConfig.ready), so the record imports neither of them.
 """
+from enum import StrEnum
+
 from django.dispatch import Signal
 
+
+class ResultsTrigger(StrEnum):
+    """Why rated results changed: the record's own words, sent as `trigger` with results_changed
+    (the ratings keep the same values among their run triggers)."""
+
+    SANCTIONED = "sanctioned"
+    BACKDATED = "backdated"  # sanctioned late, its games dated before lists already published
+    CORRECTED = "corrected"  # a sanctioned game corrected, or a sanctioned event rejected
+    MERGE = "merge"  # two coaches became one
+
+
 # Rated results changed from `since` on (a sanction, a correction, a merge...): the ratings
-# recompute forward from that date. Sent with trigger, since, reason and actor.
+# recompute forward from that date. Sent with trigger (a ResultsTrigger), since, reason and actor.
 results_changed = Signal()
 
 # Games changed that no rating counts (a draft, an event not sanctioned): only the statistics

@@ -14,17 +14,12 @@ import io
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from .rules import MAX_CASUALTIES, MAX_TOUCHDOWNS, play_date_error
+
 MAX_UPLOAD_BYTES = 1024 * 1024
 # The largest events (a World Cup: some 1,400 coaches over 7 rounds) have under 5,000 games; a file
 # with more is not one event's results, and saving it would outlast a web worker's timeout.
 MAX_UPLOAD_GAMES = 5_000
-# Dates of play the record accepts: none before Blood Bowl was first published (1986), none more
-# than a year ahead (an event is announced at most a season before). Anything outside is a typing
-# error (0001, 9999) that the rating engines' date arithmetic cannot take.
-FIRST_PLAY_DATE = dt.date(1986, 1, 1)
-# Blood Bowl scores above these are typing errors, not games (the database refuses anything above 99).
-MAX_TOUCHDOWNS = 20
-MAX_CASUALTIES = 30
 KINDS = ("played", "forfeit", "bye")
 SIDES = ("home", "away")
 
@@ -131,23 +126,6 @@ class Upload:
     def only_unknown_coaches(self) -> bool:
         """True when creating the unknown coaches is all that stands between this upload and a preview."""
         return bool(self.unknown_coaches) and all(e.code == "unknown_coach" for e in self.errors)
-
-
-def last_play_date(today: dt.date) -> dt.date:
-    """The latest date of play the record accepts on `today`: the same day a year later."""
-    try:
-        return today.replace(year=today.year + 1)
-    except ValueError:  # 29 February
-        return today.replace(year=today.year + 1, day=28)
-
-
-def play_date_error(day: dt.date, *, today: dt.date) -> str | None:
-    """Why `day` cannot be a date of play of the record (None: it can)."""
-    last = last_play_date(today)
-    if FIRST_PLAY_DATE <= day <= last:
-        return None
-    return (f"{day.isoformat()} is not a plausible date: dates of play run from {FIRST_PLAY_DATE.isoformat()} "
-            f"to {last.isoformat()} (a year from today).")
 
 
 class RaceLookup(Mapping):

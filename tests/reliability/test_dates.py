@@ -18,7 +18,7 @@ from tests.roles import organiser, staff
 from tournaments import services
 from tournaments.importers.fumbbl import import_matches
 from tournaments.models import Event, EventStatus, Game, GameSide, Round, Variant
-from tournaments.uploads import last_play_date
+from tournaments.rules import last_play_date
 
 pytestmark = pytest.mark.django_db
 

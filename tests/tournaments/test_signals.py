@@ -3,7 +3,7 @@ import datetime as dt
 
 import pytest
 
-from ratings.models import RecalculationRun, RunStatus
+from ratings.models import RecalculationRun, RunStatus, Trigger
 from stats.models import SummaryRefreshRequest
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser
@@ -33,6 +33,22 @@ def test_a_sanction_says_from_which_date_the_results_changed(heard):
     assert [(call["trigger"], call["since"]) for call in heard] == [("sanctioned", dt.date(2024, 5, 4))]
     # the ratings answered: one queued run per active system from that date
     assert set(RecalculationRun.objects.values_list("from_date", "status")) == {(dt.date(2024, 5, 4), RunStatus.QUEUED)}
+
+
+def test_the_record_owns_its_trigger_words_and_the_ratings_keep_each_as_a_run_trigger():
+    assert {trigger.value for trigger in signals.ResultsTrigger} == {"sanctioned", "backdated", "corrected", "merge"}
+    assert {Trigger(trigger) for trigger in signals.ResultsTrigger} == {
+        Trigger.SANCTIONED, Trigger.BACKDATED, Trigger.CORRECTED, Trigger.MERGE,
+    }
+
+
+def test_a_merge_asks_for_the_merge_trigger_from_the_duplicates_first_game(heard):
+    keep, duplicate, other = CoachFactory(), CoachFactory(), CoachFactory()
+    event = EventFactory(start_date=dt.date(2024, 3, 2))
+    play(RoundFactory(event=event, number=1), duplicate, other, (1, 0))
+    services.coach_merge(keep=keep, duplicate=duplicate, actor=None)
+    assert [(call["trigger"], call["since"]) for call in heard] == [(signals.ResultsTrigger.MERGE, dt.date(2024, 3, 2))]
+    assert RecalculationRun.objects.filter(trigger=Trigger.MERGE).exists()
 
 
 def test_an_edit_waits_while_a_receiver_says_the_event_is_held():

@@ -31,8 +31,8 @@ from tournaments.models import (
     Side,
     Variant,
 )
+from tournaments.rules import FIRST_PLAY_DATE, last_play_date, play_date_error
 from tournaments.services import game_sides_for
-from tournaments.uploads import FIRST_PLAY_DATE, last_play_date, play_date_error
 
 ID_COLUMNS = (
     "match_id", "replay_id", "tournament_id", "team1_id", "team2_id",
@@ -210,7 +210,7 @@ def _parsed(value: str, column: str, problems: list[str], pattern, parse, form: 
 
 
 def _date(value: str, column: str, problems: list[str], today: dt.date) -> dt.date | None:
-    """The date, when it is one and lies within the record's dates of play (uploads.play_date_error)."""
+    """The date, when it is one and lies within the record's dates of play (rules.play_date_error)."""
     day = _parsed(value, column, problems, _DATE, dt.date.fromisoformat, "date YYYY-MM-DD")
     if day is not None and play_date_error(day, today=today):
         problems.append(f"{column} {value!r} is outside the dates of play "

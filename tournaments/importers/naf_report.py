@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import codecs
 import datetime as dt
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
@@ -126,64 +126,104 @@ def read_naf_report(
     races = RaceLookup.of(races)
     upload = Upload()
     report = _tree(data, upload.errors)
-    if report is None:
+    games = _games(report, upload.errors) if report is not None else None
+    if report is None or games is None:
         return upload
-    games = [node for node in report.children if node.tag == "game"]
-    if len(games) > MAX_UPLOAD_GAMES:
-        upload.errors.append(RowError(0, "", (
-            f"The report has {len(games):,} games; one upload holds at most {MAX_UPLOAD_GAMES:,}. Upload one event's results."
-        ), "too_many_games"))
-        return upload
-    if not games:
-        upload.errors.append(RowError(report.line, "", "The NAF report has no <game>."))
-        return upload
-    coaches = {}
-    for node in (report.child("coaches") or Node("coaches", 0)).children:
-        if node.tag == "coach" and node.value("name"):
-            coaches[node.value("name")] = (node.value("number"), node.value("team"))
+    coaches = _listed_coaches(report)
     records = [[r for r in game.children if r.tag == "playerRecord"] for game in games]
-    unnumbered = {
-        r.value("name") for pair in records for r in pair
-        if r.value("name") and not (r.value("number") or coaches.get(r.value("name"), ("", ""))[0])
-    }
+    unnumbered = _unnumbered_names(records, coaches)
     by_name = find_names(unnumbered) if unnumbered else {}
     stamps = {game.line: _timestamp(game.value("timeStamp")) for game in games}
-    rounds = {stamp: number for number, stamp in enumerate(sorted({s for s in stamps.values() if s}), start=1)}
+    rounds = _rounds(stamps.values())
     for game, pair in zip(games, records):
-        errors: list[RowError] = []
         if len(pair) != 2:
             upload.errors.append(RowError(game.line, "", f"A game has two <playerRecord>s; this one has {len(pair)}."))
             continue
         stamp = stamps[game.line]
-        row = {"kind": "played"}
-        if stamp is None:
-            raw = game.value("timeStamp")
-            errors.append(RowError(game.line, "date", f"'{raw}' is not a time stamp: write it as YYYY-MM-DD HH:MM." if raw
-                                   else "Give the game's <timeStamp> (YYYY-MM-DD HH:MM)."))
-        else:
-            row |= {"round": str(rounds[stamp]), "date": stamp.date().isoformat(), "time": stamp.strftime("%H:%M")}
+        row, errors = _when(game, stamp, rounds)
         for side, record in zip(SIDES, pair):
-            name = record.value("name")
-            listed_number, listed_race = coaches.get(name, ("", ""))
-            number = record.value("number") or listed_number or str(by_name.get(name, ""))
-            if not number:
-                errors.append(RowError(game.line, f"{side}_coach", (
-                    f"Coach “{name}” has no <number> in the report, and no one coach of the federation has that name."
-                    if name else "Give each <playerRecord> the coach's <name> or <number>."
-                )))
-            row |= {
-                f"{side}_coach": number, f"{side}_name": name, f"{side}_race": record.value("team") or listed_race,
-                f"{side}_td": record.value("touchDowns"), f"{side}_cas": record.value("badlyHurt") or "0",
-            }
-        # the round comes from the time stamp: its problem is the date's
-        reported = {error.column for error in errors} | ({"round"} if stamp is None else set())
-        cells: list[RowError] = []
-        entry = _read_row(game.line, row, races, cells, today)
-        upload.errors.extend(errors + [error for error in cells if error.column not in reported])
-        if entry is not None and not errors:
-            upload.add(entry)
+            row |= _side(game.line, side, record, coaches, by_name, errors)
+        _read_game(upload, game.line, row, errors, races=races, today=today, dated=stamp is not None)
     upload.errors.sort(key=RowError.sort_key)
     return upload
+
+
+def _rounds(stamps: Iterable[dt.datetime | None]) -> dict[dt.datetime, int]:
+    """Each distinct time stamp's round: 1 for the earliest, and so on."""
+    return {stamp: number for number, stamp in enumerate(sorted({s for s in stamps if s}), start=1)}
+
+
+def _read_game(
+    upload: Upload, line: int, row: dict[str, str], errors: list[RowError], *, races: RaceLookup, today: dt.date, dated: bool,
+) -> None:
+    """The game's row through the CSV's cell checks: added to the upload when neither the report nor
+    the cells have a problem with it; each problem reported once."""
+    # the round comes from the time stamp: its problem is the date's
+    reported = {error.column for error in errors} | (set() if dated else {"round"})
+    cells: list[RowError] = []
+    entry = _read_row(line, row, races, cells, today)
+    upload.errors.extend(errors + [error for error in cells if error.column not in reported])
+    if entry is not None and not errors:
+        upload.add(entry)
+
+
+def _games(report: Node, errors: list[RowError]) -> list[Node] | None:
+    """The report's <game>s, or None with the reason when there are none or more than an upload holds."""
+    games = [node for node in report.children if node.tag == "game"]
+    if len(games) > MAX_UPLOAD_GAMES:
+        errors.append(RowError(0, "", (
+            f"The report has {len(games):,} games; one upload holds at most {MAX_UPLOAD_GAMES:,}. Upload one event's results."
+        ), "too_many_games"))
+        return None
+    if not games:
+        errors.append(RowError(report.line, "", "The NAF report has no <game>."))
+        return None
+    return games
+
+
+def _listed_coaches(report: Node) -> dict[str, tuple[str, str]]:
+    """The <coaches> list: each named coach's (number, race) as the report gives them."""
+    coaches = {}
+    for node in (report.child("coaches") or Node("coaches", 0)).children:
+        if node.tag == "coach" and node.value("name"):
+            coaches[node.value("name")] = (node.value("number"), node.value("team"))
+    return coaches
+
+
+def _unnumbered_names(records: list[list[Node]], coaches: Mapping[str, tuple[str, str]]) -> set[str]:
+    """Names of the players whom neither their record nor the <coaches> list gives a number."""
+    return {
+        r.value("name") for pair in records for r in pair
+        if r.value("name") and not (r.value("number") or coaches.get(r.value("name"), ("", ""))[0])
+    }
+
+
+def _when(game: Node, stamp: dt.datetime | None, rounds: Mapping[dt.datetime, int]) -> tuple[dict[str, str], list[RowError]]:
+    """The row's kind, round, date and time from the game's time stamp, or the stamp's problem."""
+    row = {"kind": "played"}
+    if stamp is not None:
+        return row | {"round": str(rounds[stamp]), "date": stamp.date().isoformat(), "time": stamp.strftime("%H:%M")}, []
+    raw = game.value("timeStamp")
+    return row, [RowError(game.line, "date", f"'{raw}' is not a time stamp: write it as YYYY-MM-DD HH:MM." if raw
+                          else "Give the game's <timeStamp> (YYYY-MM-DD HH:MM).")]
+
+
+def _side(
+    line: int, side: str, record: Node, coaches: Mapping[str, tuple[str, str]], by_name: Mapping[str, int], errors: list[RowError],
+) -> dict[str, str]:
+    """One <playerRecord> as the CSV's cells of its side; a coach no number is found for is a problem."""
+    name = record.value("name")
+    listed_number, listed_race = coaches.get(name, ("", ""))
+    number = record.value("number") or listed_number or str(by_name.get(name, ""))
+    if not number:
+        errors.append(RowError(line, f"{side}_coach", (
+            f"Coach “{name}” has no <number> in the report, and no one coach of the federation has that name."
+            if name else "Give each <playerRecord> the coach's <name> or <number>."
+        )))
+    return {
+        f"{side}_coach": number, f"{side}_name": name, f"{side}_race": record.value("team") or listed_race,
+        f"{side}_td": record.value("touchDowns"), f"{side}_cas": record.value("badlyHurt") or "0",
+    }
 
 
 def parse_naf_report(

@@ -1,0 +1,33 @@
+"""The record's rules that no database constraint can hold: the window of dates of play, which moves
+with the clock, and the largest plausible scores.
+
+Plain Python, no Django (the rating engines' replay and the tuning search read it too): uploads,
+entry forms, services, the models' PlayDateValidator and the importers all check the same rule here,
+and so say the same thing about the same date or score.
+"""
+import datetime as dt
+
+# Dates of play the record accepts: none before Blood Bowl was first published (1986), none more
+# than a year ahead (an event is announced at most a season before). Anything outside is a typing
+# error (0001, 9999) that the rating engines' date arithmetic cannot take.
+FIRST_PLAY_DATE = dt.date(1986, 1, 1)
+# Blood Bowl scores above these are typing errors, not games (the database refuses anything above 99).
+MAX_TOUCHDOWNS = 20
+MAX_CASUALTIES = 30
+
+
+def last_play_date(today: dt.date) -> dt.date:
+    """The latest date of play the record accepts on `today`: the same day a year later."""
+    try:
+        return today.replace(year=today.year + 1)
+    except ValueError:  # 29 February
+        return today.replace(year=today.year + 1, day=28)
+
+
+def play_date_error(day: dt.date, *, today: dt.date) -> str | None:
+    """Why `day` cannot be a date of play of the record (None: it can)."""
+    last = last_play_date(today)
+    if FIRST_PLAY_DATE <= day <= last:
+        return None
+    return (f"{day.isoformat()} is not a plausible date: dates of play run from {FIRST_PLAY_DATE.isoformat()} "
+            f"to {last.isoformat()} (a year from today).")
