@@ -8,9 +8,9 @@ from ratings.replay import ListRules
 from tournaments.models import Coach
 
 ENGINE_MODULES = {
-    Method.NAF_ELO: ("ratings.engines.naf_elo", "EloConfig"),
-    Method.GLICKO: ("ratings.engines.glicko", "GlickoConfig"),
-    Method.KNSB: ("ratings.engines.knsb", "KnsbConfig"),
+    Method.NAF_ELO: ("rating_engines.naf_elo", "EloConfig"),
+    Method.GLICKO: ("rating_engines.glicko", "GlickoConfig"),
+    Method.KNSB: ("rating_engines.knsb", "KnsbConfig"),
 }
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ratings.engines import glicko
-from ratings.engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason
+from rating_engines import glicko
+from rating_engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason
 from tournaments.uploads import FIRST_PLAY_DATE, last_play_date
 
 Key = tuple  # (coach, race or None, variant)

@@ -15,13 +15,13 @@ from django.utils import timezone
 from django_countries import countries
 from django_tables2 import RequestConfig
 
+from rating_engines import glicko, knsb, naf_elo
+from rating_engines.glicko import GlickoConfig
 from ratings import selectors
 from ratings.accuracy.metrics import DRAW_PRIOR_GAMES, DRAW_PRIOR_RATE, RACE_PRIOR_GAMES
 from ratings.accuracy.report import PREDICTORS, accuracy_reports
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from ratings.calculator_forms import CalculatorForm, PairingForm
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
 from ratings.models import Method, RatingSystem
 from ratings.tables import (

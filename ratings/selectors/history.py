@@ -1,5 +1,6 @@
 """Reads for the ratings: the game stream the engines consume, and stored ratings for pages and exports."""
 import datetime as dt
+import io
 import pickle
 import zlib
 from bisect import bisect_left
@@ -14,9 +15,9 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from rating_engines.common import Correction, GameRecord, paused_gc
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
-from ratings.engines.common import Correction, GameRecord, paused_gc
 from ratings.models import (
     CurrentRating,
     EngineCheckpoint,
@@ -239,7 +240,16 @@ def resume_point(system, day: dt.date | None):
     state, as_of = bytes(found[0][0]), found[0][1]
     # LZ4 frames; checkpoints written before LZ4 are zlib streams
     raw = lz4.frame.decompress(state) if state[:4] == LZ4_MAGIC else zlib.decompress(state)
-    return pickle.loads(raw), as_of
+    return _CheckpointUnpickler(io.BytesIO(raw)).load(), as_of
+
+
+class _CheckpointUnpickler(pickle.Unpickler):
+    """Checkpoints written while the engines were ratings.engines name their classes there."""
+
+    def find_class(self, module: str, name: str):
+        if module == "ratings.engines" or module.startswith("ratings.engines."):
+            module = "rating_engines" + module.removeprefix("ratings.engines")
+        return super().find_class(module, name)
 
 
 @dataclass

@@ -23,8 +23,8 @@ from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 
+from rating_engines import glicko
 from ratings.configuration import engine_for, list_rules
-from ratings.engines import glicko
 from ratings.models import Method, Publication, RatingSystem, RecalculationRun
 from ratings.replay import Entries, Ledger, UnratableGame, month_start, next_month, replay
 from ratings.selectors.history import (

@@ -15,8 +15,8 @@ from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 
 from audit.models import Action, AuditRecord
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
+from rating_engines import glicko, knsb, naf_elo
+from rating_engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
 from ratings.models import (
     RANKING_ORDER,
     CalculationRow,

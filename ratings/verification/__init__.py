@@ -27,9 +27,9 @@ from collections.abc import Iterator
 from django.db import connection
 from django.utils import timezone
 
+from rating_engines.common import paused_gc
 from ratings import selectors
 from ratings.configuration import engine_for
-from ratings.engines.common import paused_gc
 from ratings.models import RatingList, RatingSystem
 from ratings.services.storage import _Keys
 from ratings.services.workers import can_fork, in_processes

@@ -7,8 +7,8 @@ from functools import partial
 
 import numpy as np
 
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import Reason, round_half_away
+from rating_engines import glicko, knsb, naf_elo
+from rating_engines.common import Reason, round_half_away
 from ratings.models import (
     Method,
     RatingSystem,

@@ -7,8 +7,8 @@ from operator import attrgetter
 
 import numpy as np
 
+from rating_engines.common import AWAY
 from ratings.configuration import list_rules
-from ratings.engines.common import AWAY
 from ratings.replay import Ledger, replay
 from ratings.services.storage import _key_arrays, _Keys
 from ratings.verification.differences import Differences

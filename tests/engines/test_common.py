@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.engines.common import (
+from rating_engines.common import (
     AWAY,
     BYE,
     FORFEIT,
@@ -104,8 +104,8 @@ def test_wt_percent_is_the_score_share_of_counted_games():
 def test_every_engine_updated_in_place_gives_what_a_copying_run_gives():
     from datetime import date, datetime
 
-    from ratings.engines import glicko, knsb, naf_elo
-    from ratings.engines.common import GameRecord
+    from rating_engines import glicko, knsb, naf_elo
+    from rating_engines.common import GameRecord
 
     games = sorted(
         (GameRecord(i, datetime(2024, 1 + i % 5, 1 + i % 27, 10), 1 + i // 4, "blood-bowl-2020", i % 7, "human",

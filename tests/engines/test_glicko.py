@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines import glicko
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
-from ratings.engines.glicko import (
+from rating_engines import glicko
+from rating_engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
+from rating_engines.glicko import (
     GLOBAL_DEFAULTS,
     GlickoConfig,
     GlickoRating,

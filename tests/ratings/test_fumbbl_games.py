@@ -6,8 +6,8 @@ import io
 import pytest
 from django.core.management import call_command
 
+from rating_engines import naf_elo
 from ratings import services
-from ratings.engines import naf_elo
 from ratings.models import CalculationRow, CurrentRating, RatingSystem, RunStatus, Trigger
 from ratings.verification import verify_system
 from ratingsite.formatting import fixed

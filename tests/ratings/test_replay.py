@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.engines import knsb, naf_elo
-from ratings.engines.common import Correction, GameRecord
+from rating_engines import knsb, naf_elo
+from rating_engines.common import Correction, GameRecord
 from ratings.replay import Board, Ledger, ListRules, replay
 
 RACES = ["orc", "human", None]

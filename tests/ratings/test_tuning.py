@@ -12,10 +12,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.template.loader import render_to_string
 
+from rating_engines import glicko, knsb, naf_elo
+from rating_engines.common import GameRecord
 from ratings import services
 from ratings.accuracy.metrics import score_log_loss
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import GameRecord
 from ratings.models import CalculationRow, RatingSystem, Trigger
 from ratings.replay import ListRules
 from ratings.tuning.search import GRIDS, Setup, WindowError, Windows, predictions, search, windows_for

@@ -260,7 +260,7 @@ def test_a_list_with_a_late_report_still_verifies(published, capsys, django_capt
 
 
 def test_reported_before_keeps_the_result_in_force_then():
-    from ratings.engines.common import Correction, GameRecord
+    from rating_engines.common import Correction, GameRecord
     from ratings.verification.published import reported_before
 
     game = GameRecord(1, dt.datetime(2024, 3, 2, 10), 1, "bb", 1, "orc", 2, "human", 1.0,
