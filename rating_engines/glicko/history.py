@@ -68,6 +68,12 @@ def close_periods(
     return result
 
 
+def current_ratings(state: GlickoState) -> None:
+    """None: Glicko ratings change when a period is rated, not after each game (the replay reads
+    them from the period summaries)."""
+    return None
+
+
 def ratings_as_of(state: GlickoState, config: GlickoConfig, as_of: date) -> dict[RatingKey, GlickoRating]:
     """Every rated key's GlickoRating in the list "as of" `as_of`: the periods that ended before
     it, with idle decay up to the last of them. Open periods that ended before `as_of` must be

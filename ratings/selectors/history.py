@@ -7,6 +7,7 @@ from bisect import bisect_left
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import attrgetter
+from typing import Any
 
 import lz4.frame
 import numpy as np
@@ -16,6 +17,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from rating_engines.common import Correction, GameRecord, paused_gc
+from rating_engines.protocol import Engine, LateResults
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
 from ratings.models import (
@@ -281,10 +283,10 @@ def _reported_since(game: GameRecord, day: dt.date) -> bool:
     return last is not None and last >= day
 
 
-def reads_reported(module) -> bool:
+def reads_reported(module: Engine[Any, Any]) -> bool:
     """Whether a replay by this engine from a checkpoint also reads the games played before it and
     reported since (KNSB: a late result goes forward into a later list)."""
-    return hasattr(module, "late_month")
+    return isinstance(module, LateResults)
 
 
 def games_from(start: dt.date | None, *, reported: bool, until: dt.date | None = None) -> list[GameRecord]:
