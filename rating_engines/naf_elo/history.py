@@ -253,7 +253,8 @@ def _event_tally(open_events: dict[int, EventTally], game: GameRecord, day: date
 
 
 def _record_excluded(
-    game: GameRecord, reason: str, per_race: bool, label: str, totals: dict[RatingKey, KeyTotals], append: Callable
+    game: GameRecord, reason: str, per_race: bool, label: str, totals: dict[RatingKey, KeyTotals],
+    append: Callable[[CalculationRow], None],
 ) -> None:
     """The rows of a game that does not count (one for a bye); it adds to each side's games played."""
     home_race = game.home_race if per_race else None
