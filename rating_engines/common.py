@@ -13,6 +13,8 @@ from datetime import date, datetime
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, Self, TypeVar
 
+import numpy as np
+
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
@@ -214,13 +216,24 @@ class PeriodSummary:
         return 100.0 * self.wt / self.nt if self.nt else None
 
 
+# repr-exact decimal halves such as 154.465 are stored a hair under; nudge by a few ulps
+_HALF_NUDGE = 1e-9
+
+
 def round_half_away(value: float, places: int = 0) -> float:
     """Round half away from zero (Python's round() rounds half to even)."""
     scale = 10.0**places
     scaled = abs(value) * scale
-    # repr-exact decimal halves such as 154.465 are stored a hair under; nudge by a few ulps
-    rounded = math.floor(scaled + 0.5 + 1e-9)
+    rounded = math.floor(scaled + 0.5 + _HALF_NUDGE)
     return math.copysign(rounded / scale, value) if rounded else 0.0
+
+
+def round_half_away_array(values: np.ndarray, places: int = 0) -> np.ndarray:
+    """round_half_away elementwise, with the same arithmetic (a value rounded to zero keeps its
+    sign: −0.0, equal to 0.0)."""
+    scale = 10.0**places
+    rounded: np.ndarray = np.copysign(np.floor(np.abs(values) * scale + 0.5 + _HALF_NUDGE) / scale, values)
+    return rounded
 
 
 def check_fields(cls: type, values: Mapping[str, Any]) -> None:

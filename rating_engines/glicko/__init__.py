@@ -15,6 +15,7 @@ from .calculator import (
     GlickoRating,
     VolatilityNotConverged,
     decay,
+    decay_step,
     decayed_phi,
     display_value,
     expected_score,
@@ -31,7 +32,7 @@ __all__ = [
     "CENTER", "CONVERGENCE", "GLOBAL_DEFAULTS", "MAX_ITERATIONS", "PERIODS", "SCALE",
     "CalendarPeriod", "ExcludedGame", "GlickoConfig", "GlickoRating", "GlickoResult", "GlickoState", "OpenPeriod",
     "RatingKey", "VolatilityNotConverged",
-    "calendar_period", "close_periods", "current_ratings", "decay", "decayed_phi", "display_value", "expected_score",
-    "g_factor",
+    "calendar_period", "close_periods", "current_ratings", "decay", "decay_step", "decayed_phi", "display_value",
+    "expected_score", "g_factor",
     "game_change", "initial_for_new_race", "rate", "ratings_as_of", "run_history",
 ]
