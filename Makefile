@@ -86,6 +86,11 @@ test: install chromium
 	$(MANAGE) makemigrations --check --dry-run
 	$(PY) -m pytest --ds=ratingsite.settings.test
 
+# The engines' own tests as plain Python: no Django plugin, no settings, no database (the
+# conftest above tests/engines is the site's). `make test` runs them with the rest too.
+test-engines: install
+	$(PY) -m pytest -p no:django --confcutdir=tests/engines -W ignore::pytest.PytestConfigWarning tests/engines
+
 # Mutation testing of the engines (tools/mutants.py): a seeded sample of one-change mutants, each of
 # which some test of tests/engines must fail; prints the survivors and the score. About 10 minutes.
 MUTANTS_SEED ?= 32

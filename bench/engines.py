@@ -27,8 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.machine import reference  # noqa: E402
-from ratings.engines import glicko, naf_elo  # noqa: E402
-from ratings.engines.common import GameRecord, paused_gc  # noqa: E402
+from rating_engines import glicko, naf_elo  # noqa: E402
+from rating_engines.common import GameRecord, paused_gc  # noqa: E402
 
 RACES = [
     "amazon", "black-orc", "chaos-chosen", "chaos-dwarf", "chaos-renegade", "dark-elf", "dwarf",
@@ -133,7 +133,7 @@ def synthetic_history(n_games: int = 1_000_000, seed: int = 2024, *, years: int 
 
 def _knsb_runner():
     try:
-        knsb = importlib.import_module("ratings.engines.knsb")
+        knsb = importlib.import_module("rating_engines.knsb")
         config = knsb.KnsbConfig()
     except Exception as error:  # another helper writes it; absent or broken means skipped
         return None, f"{type(error).__name__}: {error}"
@@ -217,7 +217,7 @@ def _measure(run, games) -> dict:
 
 def _row_cost(n: int) -> float:
     """Seconds to build `n` CalculationRows and nothing else: the floor under every engine."""
-    from ratings.engines.common import CalculationRow
+    from rating_engines.common import CalculationRow
 
     played_at = datetime(2020, 1, 1)
     with paused_gc():

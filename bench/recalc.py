@@ -78,8 +78,8 @@ def rated_by(day: dt.date) -> dt.date:
     """The first day on which every benchmarked system rates a game played on `day`: Elo at once,
     Glicko once the game's period (month, two weeks) is over, KNSB in the list dated the 1st of the
     next month."""
+    from rating_engines import glicko
     from ratings.configuration import engine_for
-    from ratings.engines import glicko
     from ratings.models import RatingSystem
     from ratings.replay import next_month
 

@@ -2,8 +2,8 @@
 stored. The options start as each method's configured system has them (calculator_forms)."""
 from __future__ import annotations
 
+from rating_engines import glicko, knsb, naf_elo
 from ratings.configuration import engine_for
-from ratings.engines import glicko, knsb, naf_elo
 from ratings.models import (
     RatingSystem,
 )

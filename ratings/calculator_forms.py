@@ -11,10 +11,10 @@ from typing import NamedTuple
 from django import forms
 from django.core.exceptions import ValidationError
 
+from rating_engines.glicko import GlickoConfig, GlickoRating
+from rating_engines.knsb import KnsbConfig
+from rating_engines.naf_elo import EloConfig
 from ratings import selectors
-from ratings.engines.glicko import GlickoConfig, GlickoRating
-from ratings.engines.knsb import KnsbConfig
-from ratings.engines.naf_elo import EloConfig
 from ratings.models import Method
 from tournaments.models import Coach, Race, Variant
 from tournaments.selectors import coach_get

@@ -1,24 +1,28 @@
 """From a stored rating system to its engine: which module, which validated configuration."""
-from importlib import import_module
+from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from rating_engines import methods
+from rating_engines.glicko import GlickoConfig
+from rating_engines.knsb import KnsbConfig
+from rating_engines.naf_elo import EloConfig
+from rating_engines.protocol import Engine
 from ratings.models import Method, RatingSystem
 from ratings.replay import ListRules
 from tournaments.models import Coach
 
-ENGINE_MODULES = {
-    Method.NAF_ELO: ("ratings.engines.naf_elo", "EloConfig"),
-    Method.GLICKO: ("ratings.engines.glicko", "GlickoConfig"),
-    Method.KNSB: ("ratings.engines.knsb", "KnsbConfig"),
+ENGINE_MODULES: dict[str, Engine[Any, Any]] = {
+    Method.NAF_ELO: methods.NAF_ELO,
+    Method.GLICKO: methods.GLICKO,
+    Method.KNSB: methods.KNSB,
 }
+CONFIG_CLASSES: dict[str, type] = {Method.NAF_ELO: EloConfig, Method.GLICKO: GlickoConfig, Method.KNSB: KnsbConfig}
 
 
 def engine(method: str):
     """(engine module, its configuration class) for a method."""
-    module_name, config_name = ENGINE_MODULES[method]
-    module = import_module(module_name)
-    return module, getattr(module, config_name)
+    return ENGINE_MODULES[method], CONFIG_CLASSES[method]
 
 
 def build_config(*, method: str, per_race: bool, parameters: dict, variants=None, excluded_races=()):

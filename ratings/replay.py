@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
-from ratings.engines import glicko
-from ratings.engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason
+from rating_engines import glicko
+from rating_engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason
+from rating_engines.protocol import Engine, LateResults
 from tournaments.rules import FIRST_PLAY_DATE, last_play_date
 
 Key = tuple  # (coach, race or None, variant)
@@ -103,7 +104,7 @@ class Board:
         self.variant_group[where] = [self._group(key[2]) for key in keys]
         self.wins[where] = self.draws[where] = self.losses[where] = 0
 
-    def set_summaries(self, latest: dict, ratings: dict | None = None) -> None:
+    def set_summaries(self, latest: dict, ratings: Mapping[Any, float] | None = None) -> None:
         """Take each key's latest summary (key -> PeriodSummary); its value from `ratings` (key ->
         value) where the engine keeps every key's rating after its last game."""
         if not latest:
@@ -273,7 +274,7 @@ def months_before(on: dt.date, months: int) -> dt.date:
 
 
 def apply_chunk(
-    board: Board, rows: list[CalculationRow], summaries: list[PeriodSummary], ratings: dict | None = None,
+    board: Board, rows: list[CalculationRow], summaries: list[PeriodSummary], ratings: Mapping[Any, float] | None = None,
 ) -> dict:
     """Fold a chunk's summaries and counted games into the board; returns (games counted, played) per key:
     the chunk's rows, but for a start rating from a depot the games it rests on and every game
@@ -558,8 +559,8 @@ def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:
 
 
 def replay(
-    module,
-    config,
+    module: Engine[Any, Any],
+    config: Any,
     games: list[GameRecord],
     ledger: Ledger,
     *,
@@ -583,12 +584,10 @@ def replay(
     dates = boundaries(first, until) if first is not None else []
     first = first or games[0].played_at.date()
     late: dict[dt.date, list[GameRecord]] = {}
-    late_month = getattr(module, "late_month", None)  # KNSB: a result reported late goes into a later list
-    if late_month is not None:
-        games, late = forwarded(games, late_month, module.placements, start=start, until=until)
+    if isinstance(module, LateResults):  # KNSB: a result reported late goes into a later list
+        games, late = forwarded(games, module.late_month, module.placements, start=start, until=until)
     times = [g.played_at for g in games]
     board = ledger.board
-    current_ratings = getattr(module, "current_ratings", None)  # engines rating after every game
     lo = 0
     total = len(dates) + 1
     for index, end in enumerate([*dates, until]):
@@ -606,7 +605,7 @@ def replay(
         summaries = [*result.summaries, *closed.summaries]
         ledger.engine_state = closed.state
         ledger.games += len(chunk_games)
-        played = apply_chunk(board, rows, summaries, current_ratings(ledger.engine_state) if current_ratings else None)
+        played = apply_chunk(board, rows, summaries, module.current_ratings(ledger.engine_state))
         whole = is_list and complete(end)
         entries, counts = draw(
             board, end, rules, per_race=per_race, played=played,

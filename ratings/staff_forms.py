@@ -10,10 +10,10 @@ import typing
 from django import forms
 from django.core.exceptions import ValidationError
 
+from rating_engines.glicko import config as glicko_config
+from rating_engines.knsb import config as knsb_config
+from rating_engines.naf_elo import config as elo_config
 from ratings.configuration import engine
-from ratings.engines.glicko import config as glicko_config
-from ratings.engines.knsb import config as knsb_config
-from ratings.engines.naf_elo import config as elo_config
 from ratings.models import Method, RatingSystem
 from tournaments.forms import DATE, NUMBER
 from tournaments.models import Race, Variant

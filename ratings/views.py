@@ -15,11 +15,10 @@ from django.utils import timezone
 from django_countries import countries
 from django_tables2 import RequestConfig
 
+from rating_engines import glicko, knsb, naf_elo
 from ratings import selectors
 from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from ratings.calculator_forms import CalculatorForm, PairingForm
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.glicko import GlickoConfig
 from ratings.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
 from ratings.models import Method, RatingSystem
 from ratings.tables import (
@@ -340,7 +339,7 @@ def breakdown(request, number: int, system: str):
         system=system, coach=coach, race=race, variant=variant, current=current, period=form.cleaned_data["period"] or None,
     )
     context["breakdown"] = result
-    context["multiplier"] = system.parameters.get("value_phi_multiplier", GlickoConfig.value_phi_multiplier)
+    context["multiplier"] = selectors.stored_config(system).value_phi_multiplier if system.method == Method.GLICKO else None
     context["period_links"] = [
         (p, breakdown_url(system.slug, coach.number, race.slug if race else None, variant.slug, period=p.label))
         for p in result.recent
@@ -653,7 +652,7 @@ def _glicko_figures(system, config, asked_phi) -> dict:
     )
     figures = {
         "growth_chart": growth, "growth_starts": starts, "growth_rows": growth_rows, "lapse_chart": lapse_chart,
-        "lapse_rows": lapse, "unit": unit, "step": (glicko.SCALE * sigma) ** 2,
+        "lapse_rows": lapse, "unit": unit, "step": glicko.decay_step(sigma),
     }
     if asked_phi is not None:
         figures["asked"] = (asked_phi, selectors.idle_periods_until_unranked(config, asked_phi))
@@ -671,8 +670,8 @@ def _expected_score_figures(configured):
             "KNSB We = Φ(d/σ)", [(d, knsb.expected_score(d, sigma=config.sigma, table=config.we_table)) for d in diffs]
         ))
     if Method.GLICKO in methods:
-        g = glicko.g_factor(60.0)
-        series.append(charts.Series("Glicko E, opponent φ 60", [(d, 1 / (1 + math.exp(-g * d / glicko.SCALE))) for d in diffs]))
+        opponent = glicko.GlickoRating(0.0, 60.0, methods[Method.GLICKO][1].sigma0)
+        series.append(charts.Series("Glicko E, opponent φ 60", [(d, glicko.expected_score(d, opponent)) for d in diffs]))
     if Method.NAF_ELO in methods:
         series.append(charts.Series("NAF Elo P (its 150-point scale)", [(d, naf_elo.win_probability(d, 0.0)) for d in diffs]))
     if not series:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.engines.common import round_half_away
+from rating_engines.common import round_half_away
 from ratingsite.formatting import fixed, percent, rating_places, signed
 
 

@@ -2,7 +2,7 @@
 
     python tools/mutants.py --seed 7 --sample 40     (`make mutants` runs the project's seeded sample)
 
-Each mutant is one small change to one engine module (ratings/engines): a comparison flipped
+Each mutant is one small change to one engine module (rating_engines): a comparison flipped
 (< to <=, == to !=, is to is not, in to not in), an arithmetic operator swapped (+ to -, * to /),
 a number moved by +1 or -1, True and False swapped, `and` to `or`, a `not` dropped, a `return`
 dropped. The runner draws a reproducible sample of them (--seed, --sample), and for each runs
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINES = "ratings/engines"
+ENGINES = "rating_engines"
 TESTS = "tests/engines"
 EQUIVALENTS = Path(__file__).resolve().parent / "mutants_equivalent.toml"
 ENV = "ENGINE_MUTANT"  # the mutant a pytest run under this plugin applies (JSON)

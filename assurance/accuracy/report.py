@@ -13,8 +13,8 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from assurance.accuracy import metrics
+from rating_engines.common import HOME, Reason
 from ratings.bulk import fetch_columns
-from ratings.engines.common import HOME, Reason
 from ratings.models import AccuracyRefreshRequest, AccuracyReport, CalculationRow, RatingSystem, RecalculationRun, RunStatus
 from ratingsite import page_cache
 from tournaments.models import PUBLIC_STATUSES, Event, Game, Variant

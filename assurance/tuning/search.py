@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from assurance.accuracy.metrics import score_log_loss
-from ratings.engines.common import GameRecord
-from ratings.engines.glicko import GlickoConfig
-from ratings.engines.knsb import SIGMA, KnsbConfig
-from ratings.engines.naf_elo import EloConfig
+from rating_engines.common import GameRecord
+from rating_engines.glicko import GlickoConfig
+from rating_engines.knsb import SIGMA, KnsbConfig
+from rating_engines.naf_elo import EloConfig
 from ratings.replay import Ledger, ListRules, replay
 
 # Each method's parameter, searched over the same grid in every system of the method: the spec's

@@ -9,9 +9,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from assurance.tuning.search import SearchResult, Setup, WindowError, search, windows_for
+from rating_engines.common import paused_gc
 from ratings import selectors
 from ratings.configuration import engine_for, list_rules
-from ratings.engines.common import paused_gc
 from ratings.models import ParameterSearch, RatingSystem
 
 

@@ -32,9 +32,9 @@ from assurance.verification.differences import Differences
 from assurance.verification.published import check_publications
 from assurance.verification.replayed import _replay, compare_with_replay
 from assurance.verification.stored import _codes, _Names, read_stored
+from rating_engines.common import paused_gc
 from ratings import selectors
 from ratings.configuration import engine_for
-from ratings.engines.common import paused_gc
 from ratings.models import RatingList, RatingSystem
 from ratings.services.storage import _Keys
 from ratings.services.workers import can_fork, in_processes

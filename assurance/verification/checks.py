@@ -28,8 +28,8 @@ from assurance.verification.tables import (
     _sum,
     _vectorised,
 )
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import Reason, round_half_away
+from rating_engines import glicko, knsb, naf_elo
+from rating_engines.common import Reason, round_half_away
 from ratings.models import (
     Method,
     RatingSystem,

@@ -29,8 +29,8 @@ from assurance.verification.differences import Differences
 from assurance.verification.stored import _number
 from assurance.verification.tables import REPLAY_TOLERANCE, _close
 from audit.models import Action, AuditRecord
+from rating_engines.common import CountingRule, GameRecord
 from ratings.configuration import list_rules
-from ratings.engines.common import CountingRule, GameRecord
 from ratings.models import Publication, RatingSystem, RecalculationRun, RunStatus, Trigger
 from ratings.replay import Entries, Ledger, months_before, replay
 from ratings.services.publication import DIGESTED, entries_digest, publication_header, publications_entries

@@ -28,8 +28,8 @@ from assurance.verification.tables import (
     _micro,
     _packed,
 )
+from rating_engines.common import AWAY
 from ratings.configuration import list_rules
-from ratings.engines.common import AWAY
 from ratings.replay import Ledger, replay
 from ratings.services.storage import _key_arrays, _Keys
 

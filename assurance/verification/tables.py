@@ -10,9 +10,9 @@ import numpy as np
 import psycopg
 from django.db import connection
 
+from rating_engines import knsb
+from rating_engines.common import AWAY, HOME, Reason
 from ratings import selectors
-from ratings.engines import knsb
-from ratings.engines.common import AWAY, HOME, Reason
 
 EPOCH = dt.date(2000, 1, 1)  # PostgreSQL's binary dates and times count from here
 EPOCH_TIME = dt.datetime(2000, 1, 1)

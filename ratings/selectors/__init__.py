@@ -80,6 +80,7 @@ from ratings.selectors.pages import (
     rating_list_on,
     rating_lists_of,
     revised_values,
+    stored_config,
     variants_by_name,
 )
 from ratings.selectors.predictions import (
@@ -178,6 +179,7 @@ __all__ = [
     "rating_list_on",
     "rating_lists_of",
     "revised_values",
+    "stored_config",
     "rating_system_get",
     "recent_runs",
     "reads_reported",

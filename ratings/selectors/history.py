@@ -1,11 +1,13 @@
 """Reads for the ratings: the game stream the engines consume, and stored ratings for pages and exports."""
 import datetime as dt
+import io
 import pickle
 import zlib
 from bisect import bisect_left
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import attrgetter
+from typing import Any
 
 import lz4.frame
 import numpy as np
@@ -14,9 +16,10 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from rating_engines.common import Correction, GameRecord, paused_gc
+from rating_engines.protocol import Engine, LateResults
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
-from ratings.engines.common import Correction, GameRecord, paused_gc
 from ratings.models import (
     CurrentRating,
     EngineCheckpoint,
@@ -239,7 +242,16 @@ def resume_point(system, day: dt.date | None):
     state, as_of = bytes(found[0][0]), found[0][1]
     # LZ4 frames; checkpoints written before LZ4 are zlib streams
     raw = lz4.frame.decompress(state) if state[:4] == LZ4_MAGIC else zlib.decompress(state)
-    return pickle.loads(raw), as_of
+    return _CheckpointUnpickler(io.BytesIO(raw)).load(), as_of
+
+
+class _CheckpointUnpickler(pickle.Unpickler):
+    """Checkpoints written while the engines were ratings.engines name their classes there."""
+
+    def find_class(self, module: str, name: str):
+        if module == "ratings.engines" or module.startswith("ratings.engines."):
+            module = "rating_engines" + module.removeprefix("ratings.engines")
+        return super().find_class(module, name)
 
 
 @dataclass
@@ -271,10 +283,10 @@ def _reported_since(game: GameRecord, day: dt.date) -> bool:
     return last is not None and last >= day
 
 
-def reads_reported(module) -> bool:
+def reads_reported(module: Engine[Any, Any]) -> bool:
     """Whether a replay by this engine from a checkpoint also reads the games played before it and
     reported since (KNSB: a late result goes forward into a later list)."""
-    return hasattr(module, "late_month")
+    return isinstance(module, LateResults)
 
 
 def games_from(start: dt.date | None, *, reported: bool, until: dt.date | None = None) -> list[GameRecord]:

@@ -23,8 +23,9 @@ from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 
+from rating_engines import glicko
+from rating_engines.protocol import LateResults
 from ratings.configuration import engine_for, list_rules
-from ratings.engines import glicko
 from ratings.models import Method, Publication, RatingSystem, RecalculationRun
 from ratings.replay import Entries, Ledger, UnratableGame, month_start, next_month, replay
 from ratings.selectors.history import (
@@ -203,11 +204,10 @@ def _rated_on(system: RatingSystem, module, config, records: list) -> dict[dt.da
     rates each game at once: empty). KNSB: the list after the month of play, or for a late result
     the list after the month it was reported in; Glicko: the day after the game's period ends."""
     days: dict[dt.date, int] = {}
-    late_month = getattr(module, "late_month", None)
     for record in records:
         played = record.played_at.date()
-        if late_month is not None:
-            month = late_month(record)
+        if isinstance(module, LateResults):
+            month = module.late_month(record)
             day = next_month(dt.date(month // 12, month % 12 + 1, 1) if month is not None else month_start(played))
         elif system.method == Method.GLICKO:
             if config.period == "event":

@@ -15,8 +15,9 @@ from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 
 from audit.models import Action, AuditRecord
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
+from rating_engines import glicko, naf_elo
+from rating_engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
+from ratings.configuration import build_config
 from ratings.models import (
     RANKING_ORDER,
     CalculationRow,
@@ -50,10 +51,16 @@ def public_system_get(slug: str, systems: list[RatingSystem] | None = None) -> R
     return next((s for s in (public_systems() if systems is None else systems) if s.slug == slug), None)
 
 
+def stored_config(system: RatingSystem):
+    """The engine configuration of a system's stored (validated) parameters: each one not set is
+    the engine's default. Its variants and excluded races are not read (see engine_for)."""
+    return build_config(method=system.method, per_race=system.per_race, parameters=system.parameters)
+
+
 def inactive_rule(system: RatingSystem, config=None) -> str:
     """One sentence: when an entry of this system shows "-" instead of a rank."""
     if system.method == Method.GLICKO:
-        limit = getattr(config, "inactive_phi", 100.0)
+        limit = (config or stored_config(system)).inactive_phi
         return (
             f"No rank while φ is above {limit:g}: the rating grows less certain with every idle period. "
             "The rating itself is kept, and the rank returns with the next games."
@@ -325,12 +332,10 @@ class ProvisionalRule:
 
 def provisional_rule(system: RatingSystem) -> ProvisionalRule | None:
     """The "?" rule of a system (None: NAF Elo has none), from its stored (validated) parameters."""
-    parameters = system.parameters or {}
     if system.method == Method.KNSB:
-        depot = parameters.get("depot_min_games", knsb.KnsbConfig.depot_min_games)
-        return ProvisionalRule(system.method, firm_nv=depot + KNSB_FIRM_AFTER_START)
+        return ProvisionalRule(system.method, firm_nv=stored_config(system).depot_min_games + KNSB_FIRM_AFTER_START)
     if system.method == Method.GLICKO:
-        limit = float(parameters.get("inactive_phi", glicko.GlickoConfig.inactive_phi))
+        limit = float(stored_config(system).inactive_phi)
         return ProvisionalRule(system.method, firm_phi=round(limit * (1 - GLICKO_NEAR_LIMIT), 2), limit=limit)
     return None
 
@@ -1038,7 +1043,7 @@ def idle_periods_until_unranked(config, phi: float, sigma: float | None = None) 
     limit = config.inactive_phi
     if phi > limit:
         return 0
-    step = (glicko.SCALE * sigma) ** 2
+    step = glicko.decay_step(sigma)
     if config.decay_cap <= limit:
         return -1  # never: the cap keeps φ within the limit
     periods = int((limit * limit - phi * phi) // step) + 1

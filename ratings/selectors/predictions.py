@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import Max, Q
 
+from rating_engines import glicko, knsb, naf_elo
+from rating_engines.common import BYE, FORFEIT, GLOBAL_REASON_TEXT, PLAYED, REASON_TEXT, CountingRule, GameRecord
 from ratings.configuration import engine_for
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import BYE, FORFEIT, GLOBAL_REASON_TEXT, PLAYED, REASON_TEXT, CountingRule, GameRecord
 from ratings.models import CalculationRow, CurrentRating, Method, RatingListEntry, RatingSystem
 from ratings.selectors.pages import event_games
 from ratingsite.formatting import fixed

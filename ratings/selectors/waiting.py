@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from django.db.models import Max, Q
 
+from rating_engines import knsb
+from rating_engines.common import AWAY, HOME, CountingRule, Reason
+from rating_engines.knsb.calculator import date_of_list, month_number
 from ratings.configuration import engine_for
-from ratings.engines import knsb
-from ratings.engines.common import AWAY, HOME, CountingRule, Reason
-from ratings.engines.knsb.calculator import date_of_list, month_number
 from ratings.models import CurrentRating, Method, PeriodSummary, RatingList, RatingSystem
 from ratings.selectors.history import game_records
 from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant

@@ -14,10 +14,10 @@ import lz4.frame
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from rating_engines.common import paused_gc
 from ratings import partitions, selectors
 from ratings.bulk import BulkWriter
 from ratings.configuration import engine_for, list_rules
-from ratings.engines.common import paused_gc
 from ratings.models import (
     CalculationRow,
     CurrentRating,

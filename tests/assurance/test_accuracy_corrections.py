@@ -6,8 +6,8 @@ import math
 import pytest
 
 from assurance.accuracy.report import accuracy_report_compute
-from ratings.engines.common import Reason
-from ratings.engines.knsb import expected_score
+from rating_engines.common import Reason
+from rating_engines.knsb import expected_score
 from ratings.models import CalculationRow, RatingSystem
 from tests.ratings.test_late_results import clock, coaches, corrected, history  # noqa: F401 (its fixtures)
 

@@ -17,9 +17,9 @@ from assurance.tuning.search import GRIDS, Setup, WindowError, Windows, predicti
 from assurance.tuning.selectors import parameter_search_latest
 from assurance.tuning.services import parameter_search_run
 from assurance.verification import verify_system
+from rating_engines import glicko, knsb, naf_elo
+from rating_engines.common import GameRecord
 from ratings import services
-from ratings.engines import glicko, knsb, naf_elo
-from ratings.engines.common import GameRecord
 from ratings.models import CalculationRow, RatingSystem, Trigger
 from ratings.replay import ListRules
 from ratingsite.formatting import fixed

@@ -279,7 +279,7 @@ def test_history_loaded_after_the_lists_were_published_was_not_in_them(published
 
 def test_reported_before_keeps_the_result_in_force_then():
     from assurance.verification.published import reported_before
-    from ratings.engines.common import Correction, GameRecord
+    from rating_engines.common import Correction, GameRecord
 
     game = GameRecord(1, dt.datetime(2024, 3, 2, 10), 1, "bb", 1, "orc", 2, "human", 1.0,
                       reported_on=dt.date(2024, 3, 5),

@@ -4,11 +4,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.engines.common import (
+from rating_engines.common import (
     AWAY,
     BYE,
     FORFEIT,
@@ -19,6 +20,7 @@ from ratings.engines.common import (
     check_fields,
     paused_gc,
     round_half_away,
+    round_half_away_array,
 )
 
 
@@ -57,6 +59,23 @@ def test_round_half_away_rounds_every_decimal_half_as_decimal_round_half_up(unit
     half = (Decimal(units) + Decimal("0.5")).scaleb(-places)  # e.g. 100, 2 -> 1.005
     expected = half.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
     assert round_half_away(float(half), places) == float(expected)
+
+
+@given(
+    st.lists(st.one_of(
+        st.floats(min_value=-1e7, max_value=1e7, allow_nan=False),
+        st.integers(min_value=-10**7, max_value=10**7).map(lambda units: units / 200),  # halves of 0.01
+    ), min_size=1, max_size=30),
+    st.integers(min_value=0, max_value=3),
+)
+def test_the_vectorised_round_half_away_gives_the_scalar_ones_figures(values, places):
+    rounded = round_half_away_array(np.array(values), places)
+    assert rounded.tolist() == [round_half_away(v, places) for v in values]
+
+
+def test_the_vectorised_round_half_away_rounds_halves_away_from_zero():
+    assert round_half_away_array(np.array([154.465, -2.5, 0.125, 2.675]), 2).tolist() == [154.47, -2.5, 0.13, 2.68]
+    assert round_half_away_array(np.array([-2.5, 0.5, -0.4])).tolist() == [-3.0, 1.0, 0.0]
 
 
 def test_check_fields_names_the_unknown_parameter():
@@ -104,8 +123,8 @@ def test_wt_percent_is_the_score_share_of_counted_games():
 def test_every_engine_updated_in_place_gives_what_a_copying_run_gives():
     from datetime import date, datetime
 
-    from ratings.engines import glicko, knsb, naf_elo
-    from ratings.engines.common import GameRecord
+    from rating_engines import glicko, knsb, naf_elo
+    from rating_engines.common import GameRecord
 
     games = sorted(
         (GameRecord(i, datetime(2024, 1 + i % 5, 1 + i % 27, 10), 1 + i // 4, "blood-bowl-2020", i % 7, "human",

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines import glicko
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
-from ratings.engines.glicko import (
+from rating_engines import glicko
+from rating_engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
+from rating_engines.glicko import (
     GLOBAL_DEFAULTS,
     GlickoConfig,
     GlickoRating,
@@ -641,3 +641,11 @@ def test_random_history_keeps_phi_within_the_cap():
                           home_race=rnd.choice(["orc", "elf"])))
     _, _, state = rated(games, MONTHLY, until=date.max)
     assert max(state.phi[: len(state.keys)]) <= 350
+
+
+@given(st.floats(min_value=0.001, max_value=0.5), st.floats(min_value=10.0, max_value=300.0))
+def test_the_decay_step_is_what_one_idle_period_adds_to_phi_squared(sigma, phi):
+    assert glicko.decay_step(sigma) == pytest.approx((glicko.SCALE * sigma) ** 2, rel=1e-15)
+    grown = float(glicko.decayed_phi(phi, sigma, 1, math.inf))
+    assert grown * grown - phi * phi == pytest.approx(glicko.decay_step(sigma), rel=1e-9, abs=1e-9)
+    assert glicko.decay_step(0.06) == pytest.approx(108.6403, abs=1e-4)

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, CountingRule, GameRecord
-from ratings.engines.glicko import (
+from rating_engines.common import AWAY, BYE, FORFEIT, HOME, CountingRule, GameRecord
+from rating_engines.glicko import (
     GlickoConfig,
     GlickoRating,
     GlickoState,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, Correction, GameRecord, Reason, round_half_away
-from ratings.engines.knsb import (
+from rating_engines.common import AWAY, BYE, FORFEIT, HOME, Correction, GameRecord, Reason, round_half_away
+from rating_engines.knsb import (
     SIGMA,
     KnsbConfig,
     KnsbState,
@@ -24,7 +24,7 @@ from ratings.engines.knsb import (
     run_history,
     start_rating,
 )
-from ratings.engines.knsb.calculator import date_of_list, nv_after
+from rating_engines.knsb.calculator import date_of_list, nv_after
 
 V = "bb2020"
 MARCH = datetime(2024, 3, 2)
@@ -312,7 +312,7 @@ def test_a_starters_gt_counts_every_game_since_the_oldest_depot_game_counted_or_
 def test_a_keys_lpr_does_not_depend_on_keys_without_games_numbered_after_it():
     # the last key with games used to lose its last term from the search bracket when keys
     # without counted games followed it: 1844.5 instead of 1971.5 here (found by verify_ratings)
-    from ratings.engines.knsb.normal import solve_lpr as _solve_lpr
+    from rating_engines.knsb.normal import solve_lpr as _solve_lpr
 
     kid, rc = [0, 0, 0], [1500.0, 1500.0, 1900.0]
     alone = _solve_lpr(np.array(kid), np.array(rc), np.array([2.5]), 1, SIGMA)
@@ -325,7 +325,7 @@ def test_a_keys_lpr_does_not_depend_on_keys_without_games_numbered_after_it():
 @given(st.lists(st.tuples(st.integers(0, 4), st.floats(1000, 2400), st.sampled_from([0.0, 0.5, 1.0])),
                 min_size=1, max_size=25), st.integers(0, 3))
 def test_every_lpr_solves_its_own_equation_whatever_the_other_keys(games, empty_after):
-    from ratings.engines.knsb.settlement import settle as _settle
+    from rating_engines.knsb.settlement import settle as _settle
 
     keys = sorted({k for k, _, _ in games})
     number = {k: i for i, k in enumerate(keys)}
@@ -778,7 +778,7 @@ def _assert_rows_follow_the_formula(rows, *, table=False):
 
 def _games_taken_by_the_general_path(monkeypatch) -> list:
     """The ids of the games the engine hands to its general (slow) path, as they arrive."""
-    from ratings.engines.knsb.games import GameIntake
+    from rating_engines.knsb.games import GameIntake
 
     taken = []
     for name in ("slow", "unrated"):

@@ -7,9 +7,9 @@ from datetime import date, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines.common import GameRecord, round_half_away
-from ratings.engines.knsb import KnsbConfig, close_periods, run_history
-from ratings.engines.knsb.calculator import (
+from rating_engines.common import GameRecord, round_half_away
+from rating_engines.knsb import KnsbConfig, close_periods, run_history
+from rating_engines.knsb.calculator import (
     DepotGame,
     PeriodGame,
     expected_score,

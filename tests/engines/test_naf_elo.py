@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
-from ratings.engines.naf_elo import (
+from rating_engines.common import AWAY, BYE, FORFEIT, HOME, GameRecord, Reason
+from rating_engines.naf_elo import (
     EloConfig,
     EloState,
     close_periods,

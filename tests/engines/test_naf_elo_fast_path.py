@@ -5,8 +5,8 @@ from datetime import date, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings.engines.common import AWAY, BYE, FORFEIT, HOME, PLAYED, CalculationRow, CountingRule, GameRecord, PeriodSummary
-from ratings.engines.naf_elo import (
+from rating_engines.common import AWAY, BYE, FORFEIT, HOME, PLAYED, CalculationRow, CountingRule, GameRecord, PeriodSummary
+from rating_engines.naf_elo import (
     EloConfig,
     EloState,
     home_score,

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 
 from assurance.verification import verify_system
+from rating_engines import naf_elo
 from ratings import services
-from ratings.engines import naf_elo
 from ratings.models import CalculationRow, CurrentRating, RatingSystem, RunStatus, Trigger
 from ratingsite.formatting import fixed
 from tournaments.importers.fumbbl import import_matches

@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 
 from assurance.verification import verify_system
+from rating_engines.common import Reason
+from rating_engines.knsb import expected_score
 from ratings import services
-from ratings.engines.common import Reason
-from ratings.engines.knsb import expected_score
 from ratings.models import (
     CalculationRow,
     CurrentRating,

@@ -13,10 +13,10 @@ import datetime as dt
 
 import pytest
 
+from rating_engines.glicko import GlickoConfig
+from rating_engines.knsb import KnsbConfig
+from rating_engines.naf_elo import EloConfig
 from ratings import selectors
-from ratings.engines.glicko import GlickoConfig
-from ratings.engines.knsb import KnsbConfig
-from ratings.engines.naf_elo import EloConfig
 from ratings.models import CurrentRating, Method, RatingList, RatingListEntry, RatingSystem
 from ratings.selectors.predictions import expected_scores
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play, race, variant

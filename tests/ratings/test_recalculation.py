@@ -1,6 +1,8 @@
 """Recalculation: recompute forward from stored state, every figure stored, all or nothing."""
 import datetime as dt
+import pickle
 
+import lz4.frame
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -319,6 +321,28 @@ def test_complete_lists_and_checkpoints_are_kept_on_their_dates():
     assert complete(dt.date(2026, 7, 1)) and keep(dt.date(2026, 7, 1))
     assert [day.month for day in (dt.date(2026, m, 1) for m in range(1, 12)) if keep(day)] == [1, 4, 7, 8, 9, 10, 11]
     assert complete(dt.date(2026, 11, 1)) and keep(dt.date(2026, 11, 1))
+
+
+@pytest.mark.parametrize("slug", ["elo", "glicko", "knsb"])
+def test_a_checkpoint_written_while_the_engines_were_ratings_engines_still_resumes(slug):
+    """Checkpoints stored before the engines left the ratings app name their classes
+    ratings.engines.*: a run resumes from them and gives the figures a fresh run gives."""
+    coaches = CoachFactory.create_batch(4)
+    add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1))]])
+    add_event(coaches, dt.date(2024, 5, 11), [[(0, 2, (1, 0)), (1, 3, (0, 2))]])
+    add_event(coaches, dt.date(2024, 8, 10), [[(0, 3, (1, 1)), (1, 2, (2, 1))]])
+    run(slug)
+    fresh = everything(slug)
+    checkpoints = EngineCheckpoint.objects.filter(system__slug=slug, as_of__lte=dt.date(2024, 8, 1))
+    assert checkpoints.exists()
+    for checkpoint in checkpoints:
+        ledger = pickle.loads(lz4.frame.decompress(bytes(checkpoint.state)))
+        old = pickle.dumps(ledger, protocol=2).replace(b"rating_engines.", b"ratings.engines.")  # names as text
+        assert b"ratings.engines." in old
+        checkpoint.state = lz4.frame.compress(old)
+        checkpoint.save(update_fields=["state"])
+    assert run(slug, since=dt.date(2024, 8, 1)).status == RunStatus.SUCCEEDED
+    assert everything(slug) == fresh
 
 
 @pytest.mark.parametrize("today", [dt.date(2025, 1, 1), *boundaries(dt.date(2025, 1, 1), dt.date(2025, 12, 1))])

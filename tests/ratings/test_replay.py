@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.engines import knsb, naf_elo
-from ratings.engines.common import Correction, GameRecord
+from rating_engines import knsb, naf_elo
+from rating_engines.common import Correction, GameRecord
 from ratings.replay import Board, Ledger, ListRules, replay
 
 RACES = ["orc", "human", None]
@@ -204,3 +204,13 @@ def test_a_knsb_run_from_a_checkpoint_gives_the_lists_of_a_run_from_scratch(game
     resumed = knsb_chunks(read, pickle.loads(checkpoints[start]), start=start, until=t2)
     scratch = [chunk for chunk in knsb_chunks(now, Ledger(), start=None, until=t2) if chunk[0] > start]
     assert resumed == scratch
+
+
+def test_the_recalculation_maps_each_method_to_its_engine_module():
+    from rating_engines import glicko
+    from ratings.configuration import engine
+    from ratings.models import Method
+
+    assert engine(Method.NAF_ELO) == (naf_elo, naf_elo.EloConfig)
+    assert engine(Method.GLICKO) == (glicko, glicko.GlickoConfig)
+    assert engine(Method.KNSB) == (knsb, knsb.KnsbConfig)

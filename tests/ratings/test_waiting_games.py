@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from ratings.engines.common import Reason
-from ratings.engines.knsb import expected_score
+from rating_engines.common import Reason
+from rating_engines.knsb import expected_score
 from ratings.models import CalculationRow, CurrentRating, RatingSystem
 from ratings.selectors import waiting_rows
 from tests.factories import CoachFactory

@@ -1,7 +1,7 @@
 """The breakdown: KNSB rating-viewer layout, every figure read from stored calculation rows."""
 import pytest
 
-from ratings.engines import glicko
+from rating_engines import glicko
 from ratings.models import CalculationRow, PeriodSummary
 from tests.web.conftest import table
 

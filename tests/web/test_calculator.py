@@ -4,7 +4,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from ratings.engines import glicko
+from rating_engines import glicko
 from ratings.models import RatingSystem
 from tests.web.conftest import table
 

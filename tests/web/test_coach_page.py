@@ -189,3 +189,11 @@ def test_thresholds_follow_the_systems_parameters_and_the_about_page_names_them(
     assert 'id="provisional"' in about
     assert "A KNSB rating resting on fewer than 12 games (the start rating’s depot games plus 6) is provisional" in about
     assert "A ranked Glicko rating with φ above 90 (within 10% of the rank limit 100) is provisional" in about
+
+
+def test_the_rank_rule_follows_the_systems_stored_parameters_else_the_engines_default(db):
+    glicko = RatingSystem.objects.get(slug="glicko")
+    assert "No rank while φ is above 100:" in selectors.inactive_rule(glicko)
+    glicko.parameters = {**glicko.parameters, "inactive_phi": 150}
+    assert "No rank while φ is above 150:" in selectors.inactive_rule(glicko)
+    assert selectors.stored_config(glicko).value_phi_multiplier == 2.5  # not stored: GlickoConfig's

@@ -113,7 +113,7 @@ def test_event_pages_query_counts(client, league, django_assert_num_queries):
 def test_knsb_w_minus_we_leaves_out_the_games_of_a_start_rating(client):
     # Four newcomers play a double round robin in June (six depot games each, rated at the
     # bootstrap rating): start ratings on the list of 1 July. Anna then plays Bert twice in July.
-    from ratings.engines import knsb
+    from rating_engines import knsb
     from ratings.models import CalculationRow
     from tests.factories import CoachFactory
     from tests.web.conftest import recalculate_all

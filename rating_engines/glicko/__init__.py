@@ -15,6 +15,7 @@ from .calculator import (
     GlickoRating,
     VolatilityNotConverged,
     decay,
+    decay_step,
     decayed_phi,
     display_value,
     expected_score,
@@ -24,13 +25,14 @@ from .calculator import (
     rate,
 )
 from .config import GLOBAL_DEFAULTS, PERIODS, CalendarPeriod, GlickoConfig, calendar_period
-from .history import close_periods, ratings_as_of, run_history
+from .history import close_periods, current_ratings, ratings_as_of, run_history
 from .state import ExcludedGame, GlickoResult, GlickoState, OpenPeriod, RatingKey
 
 __all__ = [
     "CENTER", "CONVERGENCE", "GLOBAL_DEFAULTS", "MAX_ITERATIONS", "PERIODS", "SCALE",
     "CalendarPeriod", "ExcludedGame", "GlickoConfig", "GlickoRating", "GlickoResult", "GlickoState", "OpenPeriod",
     "RatingKey", "VolatilityNotConverged",
-    "calendar_period", "close_periods", "decay", "decayed_phi", "display_value", "expected_score", "g_factor",
+    "calendar_period", "close_periods", "current_ratings", "decay", "decay_step", "decayed_phi", "display_value",
+    "expected_score", "g_factor",
     "game_change", "initial_for_new_race", "rate", "ratings_as_of", "run_history",
 ]

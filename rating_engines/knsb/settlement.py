@@ -6,15 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..common import round_half_away_array
 from .calculator import LIMIT_LPR, LIMIT_NONE, LIMIT_RL
 from .normal import phi, solve_lpr
 
 _LIMIT_NAMES = (LIMIT_NONE, LIMIT_LPR, LIMIT_RL)
-
-
-def round_half_away(x: np.ndarray) -> np.ndarray:
-    """common.round_half_away to an integer, elementwise, with the same arithmetic."""
-    return np.copysign(np.floor(np.abs(x) + 0.5 + 1e-9), x)
 
 
 def kept_between(rl: np.ndarray, lpr: np.ndarray, raw: np.ndarray, margin: float):
@@ -68,7 +64,7 @@ def settle(kid, rc, w, we, rt, nkeys: int, sigma: float, rl=None, margin: float 
     against = (rct if rl is None else rl)[extra_keys]
     x = solve_lpr(np.concatenate((kid, extra_keys)), np.concatenate((rc, against)),
                   wt + 0.5 * extra, nkeys, sigma)
-    lpr = round_half_away(x)
+    lpr = round_half_away_array(x)
     inv = 1.0 / sigma
     wx = phi((lpr[kid] - rc) * inv)
     wx_extra = phi((lpr[extra_keys] - against) * inv)
@@ -79,7 +75,7 @@ def settle(kid, rc, w, we, rt, nkeys: int, sigma: float, rl=None, margin: float 
     rn: list = []
     limitation: list = []
     if rl is not None:
-        kept, code = kept_between(rl, lpr, round_half_away(rl + rtt), margin)
+        kept, code = kept_between(rl, lpr, round_half_away_array(rl + rtt), margin)
         rn = kept.tolist()
         limitation = [_LIMIT_NAMES[c] for c in code.tolist()]
     return Totals(

@@ -2,9 +2,10 @@
 and the periods that have games but are not rated yet."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -88,7 +89,7 @@ class GlickoState:
             self.periods_closed, self.periods_opened, self.last_played,
         )
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, GlickoState):
             return NotImplemented
         n = len(self.keys)
@@ -104,7 +105,7 @@ class GlickoState:
         )
 
     @classmethod
-    def from_ratings(cls, ratings: dict, *, period_index: int) -> GlickoState:
+    def from_ratings(cls, ratings: Mapping[Any, GlickoRating], *, period_index: int) -> GlickoState:
         """A state holding `ratings` (key -> GlickoRating) as rated at the end of period
         `period_index` (calendar_period's index; for event periods, the number closed minus one),
         e.g. an imported list."""

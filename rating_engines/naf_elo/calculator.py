@@ -15,7 +15,8 @@ ELO_SCALE = 150.0
 
 def win_probability(rating: float, opponent: float) -> float:
     """P that a coach rated `rating` beats one rated `opponent`: 1 / (10^((opp − r)/150) + 1)."""
-    return 1.0 / (10.0 ** ((opponent - rating) / ELO_SCALE) + 1.0)
+    p: float = 1.0 / (10.0 ** ((opponent - rating) / ELO_SCALE) + 1.0)
+    return p
 
 
 def k_value(

@@ -8,6 +8,7 @@ applied to it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta
 from functools import partial
 from itertools import repeat
@@ -38,7 +39,7 @@ _ROW_FIELDS = attrgetter("game_id", "played_at", "variant", "home", "away", "hom
 
 
 def run_history(
-    games, config: GlickoConfig, state: GlickoState | None = None, *, in_place: bool = False
+    games: Iterable[GameRecord], config: GlickoConfig, state: GlickoState | None = None, *, in_place: bool = False
 ) -> GlickoResult:
     """Take in `games` (any order; taken in (played_at, game_id) order) after `state`.
 
@@ -66,6 +67,12 @@ def close_periods(
         result = GlickoResult(state if in_place else state.copy(), [], [])
         _close_ended(result, config, until)
     return result
+
+
+def current_ratings(state: GlickoState) -> None:
+    """None: Glicko ratings change when a period is rated, not after each game (the replay reads
+    them from the period summaries)."""
+    return None
 
 
 def ratings_as_of(state: GlickoState, config: GlickoConfig, as_of: date) -> dict[RatingKey, GlickoRating]:
@@ -288,7 +295,10 @@ def _counted_rows(
     phi_of = start.phi.tolist().__getitem__
     g_of = update.g.tolist().__getitem__
 
-    def side_rows(side: str, first: int, *, coach, race, opponent, opponent_race, mine, theirs, w) -> list[CalculationRow]:
+    def side_rows(
+        side: str, first: int, *, coach: Iterable[int], race: Iterable[str | None], opponent: Iterable[int | None],
+        opponent_race: Iterable[str | None], mine: Iterable[int], theirs: Iterable[int], w: Iterable[float],
+    ) -> list[CalculationRow]:
         return build_many(CalculationRow, {
             **shared, "side": repeat(side), "coach": coach, "race": race if per_race else repeat(None),
             "opponent": opponent, "opponent_race": opponent_race, "w": w,

@@ -6,6 +6,7 @@ home then away for each game.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -80,7 +81,8 @@ def new_volatilities(sigma: np.ndarray, phi2: np.ndarray, v: np.ndarray, delta: 
         p2 = phi2[at]
         vv = v[at]
         w = p2 + vv + ex
-        return ex * (d2[at] - p2 - vv - ex) / (2.0 * w * w) - (x - a[at]) / tau2
+        slope: np.ndarray = ex * (d2[at] - p2 - vv - ex) / (2.0 * w * w) - (x - a[at]) / tau2
+        return slope
 
     big_a = a.copy()
     big_b = np.empty_like(a)
@@ -110,10 +112,13 @@ def new_volatilities(sigma: np.ndarray, phi2: np.ndarray, v: np.ndarray, delta: 
         f_b[active] = fc
         active = active[np.abs(xc - big_a[active]) > CONVERGENCE]
         steps += 1
-    return np.exp(big_a / 2.0)
+    volatility: np.ndarray = np.exp(big_a / 2.0)
+    return volatility
 
 
-def _lower_brackets(f, a: np.ndarray, tau: float, big_b: np.ndarray, pending: np.ndarray) -> None:
+def _lower_brackets(
+    f: Callable[[np.ndarray, np.ndarray], np.ndarray], a: np.ndarray, tau: float, big_b: np.ndarray, pending: np.ndarray
+) -> None:
     """Set big_b[i] = a[i] − k·tau for the first k with f ≥ 0, for each pending entry."""
     k = 1
     while pending.size:

@@ -204,6 +204,12 @@ def decayed_phi(phi: Numbers, sigma: Numbers, periods: Numbers, cap: float) -> n
     return np.where(periods > 0, grown, phi)
 
 
+def decay_step(sigma: float) -> float:
+    """What φ² grows by in one idle period at volatility `sigma`: (173.7178·σ)², as decayed_phi adds it."""
+    step = SCALE * sigma
+    return step * step
+
+
 def decay(player: GlickoRating, *, periods: int = 1, phi_cap: float | None = 350.0) -> GlickoRating:
     """The rating after `periods` idle periods (decayed_phi; no cap when phi_cap is None)."""
     if periods < 0:

@@ -71,3 +71,9 @@ def close_periods(state: KnsbState, config: KnsbConfig, until: date, *, in_place
             while s.list_month < last:
                 run.close()
     return run.result()
+
+
+def current_ratings(state: KnsbState) -> None:
+    """None: KNSB ratings change when a list is made, not after each game (the replay reads them
+    from the list's summaries)."""
+    return None

@@ -47,12 +47,12 @@ from .calculator import (
     start_rating,
 )
 from .config import KnsbConfig
-from .history import close_periods, run_history
+from .history import close_periods, current_ratings, run_history
 from .state import KnsbResult, KnsbState
 from .state import _Period as _Period  # checkpoints pickled before the split name the open period here
 
 __all__ = [
     "LIMIT_LPR", "LIMIT_NONE", "LIMIT_RL", "SIGMA", "DepotGame", "KnsbConfig", "KnsbResult", "KnsbState",
-    "PeriodGame", "PeriodResult", "PeriodRow", "StartRating", "close_periods", "expected_score", "k_factor",
+    "PeriodGame", "PeriodResult", "PeriodRow", "StartRating", "close_periods", "current_ratings", "expected_score", "k_factor",
     "late_month", "performance_rating", "placements", "rate_period", "run_history", "start_rating",
 ]

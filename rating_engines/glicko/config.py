@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..common import check_fields, config_error, config_slugs, plain_params
 from .calculator import GlickoRating
@@ -22,7 +22,7 @@ _config_error = partial(config_error, "GlickoConfig")
 _slugs = partial(config_slugs, "GlickoConfig")
 
 
-def _number(name: str, value, low: float, high: float, *, low_open: bool) -> float:
+def _number(name: str, value: object, low: float, high: float, *, low_open: bool) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise _config_error(name, value, "a finite number")
     if value > high or value < low or (low_open and value == low):
@@ -31,7 +31,7 @@ def _number(name: str, value, low: float, high: float, *, low_open: bool) -> flo
     return float(value)
 
 
-def _monday(name: str, value) -> date:
+def _monday(name: str, value: object) -> date:
     """A Monday, given as a date or as YYYY-MM-DD."""
     day = value
     if isinstance(day, str):
@@ -78,7 +78,7 @@ class GlickoConfig:
     variants: tuple[str, ...] | None = None  # None: every variant
 
     def __post_init__(self) -> None:
-        def put(name: str, value) -> None:
+        def put(name: str, value: object) -> None:
             object.__setattr__(self, name, value)
 
         for name, low, high, low_open in _NUMBERS:
@@ -95,20 +95,20 @@ class GlickoConfig:
         put("variants", _slugs("variants", self.variants, allow_none=True))
 
     @classmethod
-    def from_params(cls, params: dict) -> GlickoConfig:
+    def from_params(cls, params: dict[str, Any]) -> GlickoConfig:
         """Build from stored parameters; unknown keys and bad values raise ValueError naming
         them."""
         check_fields(cls, params)
         return cls(**params)
 
     @classmethod
-    def global_defaults(cls, **overrides) -> GlickoConfig:
+    def global_defaults(cls, **overrides: Any) -> GlickoConfig:
         """Global Glicko: pooled races, two-week periods, Goblin, Halfling, Ogre games excluded."""
         params = {**GLOBAL_DEFAULTS, **overrides}
         check_fields(cls, params)
         return cls(**params)
 
-    def as_params(self) -> dict:
+    def as_params(self) -> dict[str, Any]:
         """The parameters as plain data (lists for tuples, ISO date), the inverse of from_params."""
         return {**plain_params(self), "period_anchor": self.period_anchor.isoformat()}
 

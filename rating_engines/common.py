@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import gc
 import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, fields
 from datetime import date, datetime
 from itertools import repeat
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, Self, TypeVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 HOME = "home"
 AWAY = "away"
@@ -79,7 +85,7 @@ class GameRecord:
     conceded_by: str | None = None  # HOME, AWAY or None
     event_end: date | None = None
     reported_on: date | None = None  # when the game entered the record (KNSB: a late one goes forward)
-    corrections: tuple = ()  # Correction, oldest first: the results it had before (KNSB keeps them)
+    corrections: tuple[Correction, ...] = ()  # Correction, oldest first: the results it had before (KNSB keeps them)
     reverses: bool = False  # KNSB: takes back this earlier result of the game, in the list after its correction
 
     @property
@@ -117,12 +123,12 @@ class CountingRule:
 
     __slots__ = ("variants", "excluded_races")
 
-    def __init__(self, variants=None, excluded_races=()):
+    def __init__(self, variants: Iterable[str] | None = None, excluded_races: Iterable[str] = ()) -> None:
         self.variants = None if variants is None else frozenset(variants)
         self.excluded_races = frozenset(excluded_races)
 
     @classmethod
-    def of(cls, config) -> CountingRule:
+    def of(cls, config: Any) -> CountingRule:
         """The rule of an engine configuration (anything with `variants` and `excluded_races`)."""
         return cls(config.variants, config.excluded_races)
 
@@ -210,16 +216,27 @@ class PeriodSummary:
         return 100.0 * self.wt / self.nt if self.nt else None
 
 
+# repr-exact decimal halves such as 154.465 are stored a hair under; nudge by a few ulps
+_HALF_NUDGE = 1e-9
+
+
 def round_half_away(value: float, places: int = 0) -> float:
     """Round half away from zero (Python's round() rounds half to even)."""
     scale = 10.0**places
     scaled = abs(value) * scale
-    # repr-exact decimal halves such as 154.465 are stored a hair under; nudge by a few ulps
-    rounded = math.floor(scaled + 0.5 + 1e-9)
+    rounded = math.floor(scaled + 0.5 + _HALF_NUDGE)
     return math.copysign(rounded / scale, value) if rounded else 0.0
 
 
-def check_fields(cls, values: dict) -> None:
+def round_half_away_array(values: np.ndarray, places: int = 0) -> np.ndarray:
+    """round_half_away elementwise, with the same arithmetic (a value rounded to zero keeps its
+    sign: −0.0, equal to 0.0)."""
+    scale = 10.0**places
+    rounded: np.ndarray = np.copysign(np.floor(np.abs(values) * scale + 0.5 + _HALF_NUDGE) / scale, values)
+    return rounded
+
+
+def check_fields(cls: type, values: Mapping[str, Any]) -> None:
     """Raise ValueError naming any key of `values` that is not a field of the dataclass `cls`."""
     known = {f.name for f in fields(cls)}
     unknown = sorted(set(values) - known)
@@ -227,17 +244,17 @@ def check_fields(cls, values: dict) -> None:
         raise ValueError(f"{cls.__name__}: unknown parameter(s) {', '.join(unknown)}")
 
 
-def plain_params(config) -> dict:
+def plain_params(config: Any) -> dict[str, Any]:
     """A configuration dataclass's fields as plain data, tuples as lists (what a system stores)."""
     return {f.name: list(value) if isinstance(value := getattr(config, f.name), tuple) else value for f in fields(config)}
 
 
-def config_error(owner: str, name: str, value, expected: str) -> ValueError:
+def config_error(owner: str, name: str, value: object, expected: str) -> ValueError:
     """The error a configuration raises for a bad parameter, naming it."""
     return ValueError(f"{owner}.{name}: {value!r} is not valid ({expected})")
 
 
-def config_slugs(owner: str, name: str, value, *, allow_none: bool) -> tuple[str, ...] | None:
+def config_slugs(owner: str, name: str, value: object, *, allow_none: bool) -> tuple[str, ...] | None:
     """A validated tuple of slugs (variants, excluded races); None means every one where allowed."""
     if value is None and allow_none:
         return None
@@ -251,7 +268,7 @@ def config_slugs(owner: str, name: str, value, *, allow_none: bool) -> tuple[str
 
 
 @contextmanager
-def paused_gc():
+def paused_gc() -> Iterator[None]:
     """Suspend the cyclic garbage collector for a bulk run, restoring its previous setting.
 
     Engines build millions of acyclic rows; generational scans over them cost more than the
@@ -266,7 +283,16 @@ def paused_gc():
             gc.enable()
 
 
-def build_many(cls, columns: dict) -> list:
+class _Copies(Protocol):
+    def copy(self) -> Self: ...
+
+
+T = TypeVar("T", bound="DataclassInstance")
+S = TypeVar("S", bound=_Copies)
+R = TypeVar("R")
+
+
+def build_many(cls: type[T], columns: Mapping[str, Iterable[Any]]) -> list[T]:
     """Instances of the dataclass `cls`, one per position of `columns` (field name -> iterable).
 
     Fields without a column take their default; the shortest finite column sets the count. Built
@@ -288,11 +314,11 @@ class OutOfOrder(Exception):
     """A game came before the last game the state already holds."""
 
 
-def _in_play_order(game) -> tuple:
+def _in_play_order(game: GameRecord) -> tuple[datetime, int]:
     return game.played_at, game.game_id
 
 
-def run_in_order(run, games: list, start, *, in_place: bool):
+def run_in_order(run: Callable[[list[GameRecord], S], R], games: list[GameRecord], start: S, *, in_place: bool) -> R:
     """`run(games, state)` on a copy of `start` (or on `start` itself, `in_place`).
 
     Games are taken as given when already in play order, else sorted; a game before the
@@ -313,7 +339,7 @@ def run_in_order(run, games: list, start, *, in_place: bool):
             raise ValueError(_too_early(start)) from None
 
 
-def _too_early(state) -> str:
+def _too_early(state: Any) -> str:
     return (
         f"games must be played after the last game of the given state {state.last_played!r}: "
         "recalculate from an earlier state"

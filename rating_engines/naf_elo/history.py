@@ -2,11 +2,11 @@
 summaries of its events.
 
 The calculator's arithmetic is written out inline here (a function call per game side costs a
-tenth of the run); tests/engines/test_naf_elo_fast_path.py holds it equal to the calculator.
+tenth of the run), but for keeping the CR to 0.01: that is the one rule, common.round_half_away.
+tests/engines/test_naf_elo_fast_path.py holds the runner equal to the calculator.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from itertools import islice
@@ -20,9 +20,10 @@ from ..common import (
     GameRecord,
     OutOfOrder,
     PeriodSummary,
+    round_half_away,
     run_in_order,
 )
-from .calculator import ELO_SCALE, home_score, rating_after
+from .calculator import ELO_SCALE, home_score
 from .config import EloConfig
 from .state import (
     GAMES_PLAYED,
@@ -107,7 +108,7 @@ def _apply_games(
     open_events = state.open_events
     append = rows.append
     new_row = CalculationRow
-    floor = math.floor
+    keep = round_half_away
     start_rating = config.start_rating
     per_race = config.per_race
     conceder_loses = config.conceder_loses
@@ -162,17 +163,14 @@ def _apply_games(
             k = k_of(k_coaches, major=k_major)
         r_home = ratings.get(home_key, start_rating)
         r_away = ratings.get(away_key, start_rating)
-        # win_probability, rating_change and rating_after written out; rating_after's own arithmetic
-        # for a CR of zero or more, the call itself below zero
+        # win_probability and rating_change written out; the CR kept by the one round_half_away
         p_home = 1.0 / (10.0 ** ((r_away - r_home) / scale) + 1.0)
         p_away = 1.0 / (10.0 ** ((r_home - r_away) / scale) + 1.0)
         away_score = 1.0 - score
         rt_home = k * (score - p_home)
         rt_away = k * (away_score - p_away)
-        x = (r_home + rt_home) * 100.0
-        n_home = floor(x + 0.5 + 1e-9) / 100.0 if x >= 0.0 else rating_after(r_home, rt_home)
-        x = (r_away + rt_away) * 100.0
-        n_away = floor(x + 0.5 + 1e-9) / 100.0 if x >= 0.0 else rating_after(r_away, rt_away)
+        n_home = keep(r_home + rt_home, 2)
+        n_away = keep(r_away + rt_away, 2)
         # positional: keyword arguments make building a row four times as slow
         append(new_row(g.game_id, HOME, home, rated_home_race, variant, away, away_race, t, label,
                        score, True, None, r_home, r_away, p_home, k, rt_home))
@@ -253,7 +251,8 @@ def _event_tally(open_events: dict[int, EventTally], game: GameRecord, day: date
 
 
 def _record_excluded(
-    game: GameRecord, reason: str, per_race: bool, label: str, totals: dict[RatingKey, KeyTotals], append: Callable
+    game: GameRecord, reason: str, per_race: bool, label: str, totals: dict[RatingKey, KeyTotals],
+    append: Callable[[CalculationRow], None],
 ) -> None:
     """The rows of a game that does not count (one for a bye); it adds to each side's games played."""
     home_race = game.home_race if per_race else None

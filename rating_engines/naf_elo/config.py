@@ -20,7 +20,7 @@ K_SCALE_RANGE = (0.0, 10.0)
 PARAMETER_RANGES = {**_INTEGER_RANGES, "k_scale": K_SCALE_RANGE}
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
