@@ -51,8 +51,12 @@ class OwnRedis:
         wait_until(lambda: self._answers(), 10, "answer from the test's redis")
 
     def _answers(self) -> bool:
+        """Whether the redis-server started answers: itself, not another process that has taken its port
+        since it was probed free (tests in other xdist workers start their own on free ports too)."""
+        if self.process.poll() is not None:
+            raise AssertionError(f"the test's redis-server on port {self.port} ended as it started (the port taken?)")
         try:
-            return redis.Redis(port=self.port, socket_timeout=0.5).ping()
+            return redis.Redis(port=self.port, socket_timeout=0.5).info("server")["process_id"] == self.process.pid
         except redis.ConnectionError:
             return False
 
