@@ -15,7 +15,7 @@ from rating_engines.glicko import GlickoConfig, GlickoRating
 from rating_engines.knsb import KnsbConfig
 from rating_engines.naf_elo import EloConfig
 from ratings import selectors
-from ratings.models import Method
+from ratings.choices import Method
 from tournaments.models import Coach, Race, Variant
 from tournaments.selectors import coach_get
 

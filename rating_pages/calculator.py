@@ -2,12 +2,14 @@
 stored. The options start as each method's configured system has them (calculator_forms)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rating_engines import glicko, knsb, naf_elo
 from ratings.configuration import engine_for
-from ratings.models import (
-    RatingSystem,
-)
 from ratings.selectors import period_name, public_systems
+
+if TYPE_CHECKING:
+    from ratings.models import RatingSystem
 
 EVENT_PREFIX = "event:"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponseRedirect
@@ -16,12 +17,10 @@ from django_countries import countries
 from django_tables2 import RequestConfig
 
 from rating_engines import glicko, knsb, naf_elo
-from ratings import selectors
-from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
-from ratings.calculator_forms import CalculatorForm, PairingForm
-from ratings.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
-from ratings.models import Method, RatingSystem
-from ratings.tables import (
+from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
+from rating_pages.calculator_forms import CalculatorForm, PairingForm
+from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
+from rating_pages.tables import (
     CoachEventTable,
     CoachTable,
     EventTable,
@@ -33,6 +32,8 @@ from ratings.tables import (
     RatingListTable,
     breakdown_url,
 )
+from ratings import selectors
+from ratings.choices import Method
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import fixed, rating_places
@@ -40,6 +41,9 @@ from ratingsite.page_cache import bad_parameter_page, cached_page, paginate_tabl
 from tournaments import permissions as perms
 from tournaments.models import Coach, Event
 from tournaments.selectors import coach_directory, coach_game_counts, coach_get, coach_numbers_known
+
+if TYPE_CHECKING:
+    from ratings.models import RatingSystem
 
 PER_PAGE = 50
 MAX_PER_PAGE = 200
@@ -79,7 +83,7 @@ def _query_without(request, *names: str) -> str:
 def rankings_index(request):
     """The rating systems, each with a link to its current ranking."""
     systems = selectors.public_systems()
-    return render(request, "ratings/rankings_index.html", {"systems": systems})
+    return render(request, "rating_pages/rankings_index.html", {"systems": systems})
 
 
 @cached_page(reads=(*RankingFilter.base_filters, "system", "_export", *table_parameters()))
@@ -146,7 +150,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         table.waiting = selectors.ranking_waiting(system, coach_ids={row.record.coach_id for row in table.page.object_list})
     if publication is not None:  # where the live recomputation disagrees, its figure beside
         table.show_revisions(selectors.revised_values(publication, table.page_records()))
-    return render(request, "ratings/ranking.html", {
+    return render(request, "rating_pages/ranking.html", {
         "system": system,
         "systems": systems,
         "rating_list": publication or rating_list,
@@ -217,7 +221,7 @@ def coach_list(request):
     if asked is not None and asked != str(table.page.number):
         status = 404 if asked.isascii() and asked.isdigit() else 400
         page_message = f"There is no page “{asked[:20]}” of this list: showing page {table.page.number} of {table.paginator.num_pages}."
-    return render(request, "ratings/coach_list.html", {
+    return render(request, "rating_pages/coach_list.html", {
         "filter": filterset, "table": table, "page_message": page_message,
     }, status=status)
 
@@ -265,7 +269,7 @@ def coach_detail(request, number: int):
     record, events = selectors.coach_record(coach)
     events_table = CoachEventTable(events, caption="Events attended, newest first", prefix="events-")
     _paginate(request, events_table)
-    return render(request, "ratings/coach.html", {
+    return render(request, "rating_pages/coach.html", {
         "coach": coach,
         "ratings": ratings,
         "provisional": [r for r in ratings if r.provisional],
@@ -325,7 +329,7 @@ def breakdown(request, number: int, system: str):
     for key in keys:
         key.url = breakdown_url(system.slug, coach.number, key.race.slug if key.race_id else None, key.variant.slug)
     if not form.is_valid():
-        return render(request, "ratings/breakdown.html", context, status=400)
+        return render(request, "rating_pages/breakdown.html", context, status=400)
     race, variant = form.cleaned_data["race"] if system.per_race else None, form.cleaned_data["variant"]
     current = _chosen_key(system, keys, race, variant)
     if current is not None:
@@ -334,7 +338,7 @@ def breakdown(request, number: int, system: str):
         context["missing"] = f"{coach.name} has no {system.name} rating" + (
             f" with {race}" if race else ""
         ) + (f" in {variant}" if variant else "") + "."
-        return render(request, "ratings/breakdown.html", context, status=404)
+        return render(request, "rating_pages/breakdown.html", context, status=404)
     result = selectors.breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, period=form.cleaned_data["period"] or None,
     )
@@ -346,11 +350,11 @@ def breakdown(request, number: int, system: str):
     ]
     if not result.periods and not result.waiting:
         context["missing"] = f"{coach.name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
-        return render(request, "ratings/breakdown.html", context, status=404)
+        return render(request, "rating_pages/breakdown.html", context, status=404)
     if result.period is None and (form.cleaned_data["period"] or not result.waiting):
         context["missing"] = f"There is no period “{form.cleaned_data['period']}” in this breakdown; choose one below."
-        return render(request, "ratings/breakdown.html", context, status=404)
-    return render(request, "ratings/breakdown.html", context)
+        return render(request, "rating_pages/breakdown.html", context, status=404)
+    return render(request, "rating_pages/breakdown.html", context)
 
 
 # --- events ---------------------------------------------------------------------------------------
@@ -364,7 +368,7 @@ def event_list(request):
     valid = filterset.is_valid()
     table = EventTable(filterset.qs if valid else queryset.none(), caption="Events, newest first")
     _paginate(request, table, 50)
-    return render(request, "tournaments/event_list.html", {"filter": filterset, "table": table}, status=200 if valid else 400)
+    return render(request, "rating_pages/event_list.html", {"filter": filterset, "table": table}, status=200 if valid else 400)
 
 
 @cached_page(reads=("system",))
@@ -392,7 +396,7 @@ def event_detail(request, pk: int):
             event.latitude, event.longitude,
             label=", ".join(p for p in (event.city, event.country.name if event.country else "") if p) or event.name,
         )
-    return render(request, "tournaments/event_detail.html", {
+    return render(request, "rating_pages/event_detail.html", {
         "event": event,
         "system": system,
         "systems": systems,
@@ -413,7 +417,7 @@ def event_predictions(request, pk: int):
         event = selectors.prediction_event_get(user=request.user, pk=pk)
     except Event.DoesNotExist:
         raise Http404("There is no event with this number whose predictions you may see.") from None
-    return render(request, "ratings/event_predictions.html", {
+    return render(request, "rating_pages/event_predictions.html", {
         "event": event, "predictions": selectors.event_predictions(event, selectors.public_systems()),
     })
 
@@ -427,7 +431,7 @@ def rating_list_index(request):
     systems = selectors.public_systems()
     latest = selectors.latest_list_dates(systems)
     rows = [(system, *latest.get(system.pk, (None, 0))) for system in systems]
-    return render(request, "ratings/lists_index.html", {"rows": rows})
+    return render(request, "rating_pages/lists_index.html", {"rows": rows})
 
 
 @cached_page(reads=table_parameters())
@@ -439,7 +443,7 @@ def rating_lists(request, system: str):
         caption=f"{system.name}: monthly rating lists, newest first",
     )
     _paginate(request, table, 24)
-    return render(request, "ratings/lists_system.html", {"system": system, "table": table})
+    return render(request, "rating_pages/lists_system.html", {"system": system, "table": table})
 
 
 @cached_page(reads=("variant", *table_parameters("starters-", "risers-", "fallers-")))
@@ -489,7 +493,7 @@ def rating_list_detail(request, system: str, month: tuple[int, int], edition: in
     )
     before, after = selectors.list_neighbours(head)
     month_query = f"?variant={variant.slug}" if variant else ""
-    return render(request, "ratings/list_detail.html", {
+    return render(request, "rating_pages/list_detail.html", {
         "system": system,
         "rating_list": head,
         "publication": publication,
@@ -542,7 +546,7 @@ def calculator(request):
                 configs[Method.KNSB], rl=data["rl"], nv=data["nv"], results=data["results"], junior=data["junior"],
             ))
     invalid = any(f.is_bound and not f.is_valid() for f in (form, pairing_form))
-    return render(request, "ratings/calculator.html", {
+    return render(request, "rating_pages/calculator.html", {
         "form": form, "results": results, "pairing_form": pairing_form, "pairing": pairing,
     }, status=400 if invalid else 200)
 
@@ -595,7 +599,7 @@ def about_ratings(request):
             section["k_band"] = [(r, knsb.k_factor(r, 100)) for r in (2000, 2100, 2200, 2300, 2400, 2500)]
         sections.append(section)
     we_chart, we_rows = _expected_score_figures(configured)
-    return render(request, "ratings/about.html", {
+    return render(request, "rating_pages/about.html", {
         "sections": sections, "we_chart": we_chart, "we_rows": we_rows, "asked_phi": asked_phi, "phi_error": phi_error,
         "phi_query": phi_query, "glicko_scale": glicko.SCALE,
     }, status=400 if phi_error else 200)
