@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rating_engines import glicko, knsb, naf_elo
+from rating_pages.presenters.about import period_name
 from ratings.configuration import engine_for
-from ratings.selectors import period_name, public_systems
+from ratings.selectors import public_systems
 
 if TYPE_CHECKING:
     from ratings.models import RatingSystem

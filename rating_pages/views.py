@@ -20,6 +20,7 @@ from rating_engines import glicko, knsb, naf_elo
 from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from rating_pages.calculator_forms import CalculatorForm, PairingForm
 from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
+from rating_pages.presenters import about, rules
 from rating_pages.tables import (
     CoachEventTable,
     CoachTable,
@@ -134,9 +135,9 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
     # needs no column; a CSV keeps the unfiltered list's header whatever the filters
     sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None
-    provisional = selectors.provisional_rule(system)
+    provisional = rules.provisional_rule(system)
     table = table_class(
-        data, system=system, inactive_rule=selectors.inactive_rule(system), sequence=sequence, provisional=provisional,
+        data, system=system, inactive_rule=rules.inactive_rule(system), sequence=sequence, provisional=provisional,
         caption=_ranking_caption(system, publication or rating_list, filterset), exclude=["variant"] if variant and not export else [],
         **extra,
     )
@@ -157,7 +158,7 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         "publication": publication,
         "filter": filterset,
         "table": table,
-        "inactive_rule": selectors.inactive_rule(system),
+        "inactive_rule": rules.inactive_rule(system),
         "provisional": provisional,
         "export_query": _query_without(request, "page", "_export"),
         "share_url": request.build_absolute_uri(),
@@ -243,7 +244,7 @@ def coach_detail(request, number: int):
     if system is None and systems:
         raise Http404(f"There is no rating system “{slug}”.")
     ratings = selectors.coach_ratings(coach)
-    selectors.coach_rating_notes(coach, ratings)
+    rules.coach_rating_notes(coach, ratings)
     for rating in ratings:
         rating.breakdown_url = breakdown_url(
             rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
@@ -323,7 +324,7 @@ def breakdown(request, number: int, system: str):
     form = BreakdownForm(request.GET)
     keys = selectors.coach_keys(coach, system)
     context = {
-        "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": selectors.inactive_rule(system),
+        "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": rules.inactive_rule(system),
         "other_systems": [s for s in systems if s != system], "places": rating_places(system.method),
     }
     for key in keys:
@@ -586,8 +587,8 @@ def about_ratings(request):
     sections = []
     for system, config in configured:
         section = {
-            "system": system, "config": config, "params": _parameters(config), "rule": selectors.inactive_rule(system, config),
-            "provisional": selectors.provisional_rule(system),
+            "system": system, "config": config, "params": _parameters(config), "rule": rules.inactive_rule(system, config),
+            "provisional": rules.provisional_rule(system),
         }
         if system.method == Method.GLICKO:
             section.update(_glicko_figures(system, config, asked_phi))
@@ -620,7 +621,7 @@ def _parameters(config) -> list[tuple[str, str]]:
 
 
 def _glicko_figures(system, config, asked_phi) -> dict:
-    unit = selectors.period_name(config)
+    unit = about.period_name(config)
     horizon = 120 if config.period == "month" else 240
     sigma = config.sigma0
     starts = [p for p in (30, 50, 60, 90) if p < config.inactive_phi] or [config.inactive_phi / 2]
@@ -644,7 +645,7 @@ def _glicko_figures(system, config, asked_phi) -> dict:
         for n in (0, 6, 12, 18, 24, 36, 48, 60, 90, 120) if n <= horizon
     ]
     lapse_starts = [p for p in range(30, int(config.inactive_phi) + 1, 10)]
-    lapse = [(p, selectors.idle_periods_until_unranked(config, p)) for p in lapse_starts]
+    lapse = [(p, about.idle_periods_until_unranked(config, p)) for p in lapse_starts]
     lapse_chart = charts.line_chart(
         [charts.Series("idle periods until no rank", [(p, n) for p, n in lapse if n >= 0])],
         title=f"{system.name}: idle {unit}s until the rank lapses",
@@ -659,7 +660,7 @@ def _glicko_figures(system, config, asked_phi) -> dict:
         "lapse_rows": lapse, "unit": unit, "step": glicko.decay_step(sigma),
     }
     if asked_phi is not None:
-        figures["asked"] = (asked_phi, selectors.idle_periods_until_unranked(config, asked_phi))
+        figures["asked"] = (asked_phi, about.idle_periods_until_unranked(config, asked_phi))
     return figures
 
 
