@@ -16,6 +16,7 @@ from django_tables2 import RequestConfig
 from rating_engines import glicko
 from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from rating_pages.calculator_forms import CalculatorForm, PairingForm
+from rating_pages.columns import presentation
 from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, RankingFilter
 from rating_pages.presenters import about, lists, rankings, rules
 from rating_pages.presenters import breakdown as breakdowns
@@ -168,7 +169,7 @@ def _csv(request, table, *, filename: str):
 
 def _ranking_notes(table, system, month: tuple[int, int] | None, publication) -> None:
     """Beside the page's entries: the KNSB games not on a list yet, and the figures revised since publication."""
-    if month is None and system.method == Method.KNSB:  # games not on a list yet, beside the counted ones
+    if month is None and presentation(system.method).lists:  # games not on a list yet, beside the counted ones
         table.waiting = selectors.ranking_waiting(system, coach_ids={row.record.coach_id for row in table.page.object_list})
     if publication is not None:  # where the live recomputation disagrees, its figure beside
         table.show_revisions(selectors.revised_values(publication, table.page_records()))

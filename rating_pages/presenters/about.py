@@ -50,16 +50,25 @@ def sections(configured, phi: float | None) -> list[dict]:
             "system": system, "config": config, "params": parameters(config), "rule": rules.inactive_rule(system, config),
             "provisional": rules.provisional_rule(system),
         }
-        if system.method == Method.GLICKO:
-            section.update(glicko_figures(system, config, phi))
-        elif system.method == Method.NAF_ELO:
-            section["k_rows"] = [(n, config.k(n, major=False)) for n in (4, 8, 12, 16, 20, 24, 28, 32, 48, 60)]
-            section["k_major"] = config.k(0, major=True)
-        elif system.method == Method.KNSB:
-            section["k_rows"] = [(nv, knsb.k_factor(1800, nv)) for nv in (1, 6, 10, 20, 40, 60, 74, 75, 100)]
-            section["k_band"] = [(r, knsb.k_factor(r, 100)) for r in (2000, 2100, 2200, 2300, 2400, 2500)]
+        section.update(METHOD_FIGURES[system.method](system, config, phi))
         out.append(section)
     return out
+
+
+def elo_figures(system, config, phi: float | None) -> dict:
+    """K against the number of coaches at an event, and a major's K."""
+    return {
+        "k_rows": [(n, config.k(n, major=False)) for n in (4, 8, 12, 16, 20, 24, 28, 32, 48, 60)],
+        "k_major": config.k(0, major=True),
+    }
+
+
+def knsb_figures(system, config, phi: float | None) -> dict:
+    """k against Nv at 1800, and against the rating at Nv 100."""
+    return {
+        "k_rows": [(nv, knsb.k_factor(1800, nv)) for nv in (1, 6, 10, 20, 40, 60, 74, 75, 100)],
+        "k_band": [(r, knsb.k_factor(r, 100)) for r in (2000, 2100, 2200, 2300, 2400, 2500)],
+    }
 
 
 def parameters(config) -> list[tuple[str, str]]:
@@ -153,3 +162,7 @@ def expected_score_figures(configured):
     for d in range(-600, 601, 100):
         rows.append((d, [dict(s.points)[d] for s in series]))
     return {"chart": chart, "labels": [s.label for s in series]}, rows
+
+
+# each method's figures on the about page, beside its formulas (rating_pages/about/_<method>.html)
+METHOD_FIGURES = {Method.NAF_ELO: elo_figures, Method.GLICKO: glicko_figures, Method.KNSB: knsb_figures}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rating_pages.columns import presentation
 from rating_pages.presenters import rules
 from rating_pages.tables import breakdown_url
 from ratings import selectors
-from ratings.choices import Method
 from ratingsite.formatting import rating_places
 
 if TYPE_CHECKING:
@@ -44,7 +44,9 @@ def add_breakdown(context: dict, data: dict) -> None:
         system=system, coach=coach, race=race, variant=variant, current=current, period=data["period"] or None,
     )
     context["breakdown"] = result
-    context["multiplier"] = selectors.stored_config(system).value_phi_multiplier if system.method == Method.GLICKO else None
+    context["multiplier"] = (
+        selectors.stored_config(system).value_phi_multiplier if presentation(system.method).value_multiplier else None
+    )
     context["period_links"] = [
         (p, breakdown_url(system.slug, coach.number, race.slug if race else None, variant.slug, period=p.label))
         for p in result.recent

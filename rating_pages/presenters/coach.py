@@ -9,10 +9,10 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
+from rating_pages.columns import presentation
 from rating_pages.presenters import rules
 from rating_pages.tables import breakdown_url
 from ratings import selectors
-from ratings.choices import Method
 from ratingsite import charts
 from ratingsite.formatting import fixed, rating_places
 
@@ -54,7 +54,7 @@ def opponents(coach: Coach) -> list[dict]:
 
 
 def history_caption(system: RatingSystem | None) -> str:
-    noun = "event" if system is not None and system.method == Method.NAF_ELO else "period"
+    noun = presentation(system.method).noun if system is not None else "period"
     return f"{system.name if system else ''}: rating after each {noun}"
 
 
@@ -74,7 +74,7 @@ def history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> ch
          for (race, variant), points in series.items()],
         title=f"{coach.name}: {system.name} rating history",
         description=(
-            f"Step line of the rating after every {'event' if system.method == Method.NAF_ELO else 'rating period'}, "
+            f"Step line of the rating after every {presentation(system.method).chart_step}, "
             f"one line per {'race' if system.per_race else 'variant'}; the same figures are in the table below."
         ),
         x_label="Date", y_label="Rating", step=True, x_end=timezone.now().date(),

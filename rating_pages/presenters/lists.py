@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rating_pages.columns import presentation
 from ratings import selectors
-from ratings.choices import Method
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,8 +48,4 @@ def chosen_variant(slug: str | None, variants: list) -> tuple[Any, str | None]:
 
 
 def starters_caption(system: RatingSystem, label: str) -> str:
-    return f"Starters: new ratings on the {label}, " + (
-        "with Nt, the games counted for the start rating, and Gt, every game played in the variant "
-        "(counted or not) from the month of the oldest of them"
-        if system.method == Method.KNSB else "with the games counted and played since the previous list"
-    )
+    return f"Starters: new ratings on the {label}, {presentation(system.method).starters_caption}"
