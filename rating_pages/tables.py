@@ -201,7 +201,7 @@ class RankingTable(FastRowsTable):
         empty_text = "No ratings match these filters."
 
     def __init__(self, *args, system, inactive_rule: str, caption: str = "", provisional=None, **kwargs):
-        """`provisional`: the system's ProvisionalRule (selectors.provisional_rule), whose "?" marks
+        """`provisional`: the system's provisional rule (rules.provisional_rule), whose "?" marks
         the values it calls provisional; the CSV keeps the bare value."""
         # an exclude argument replaces Meta.exclude in django-tables2: keep both
         exclude = [*(self._meta.exclude or ()), *kwargs.pop("exclude", ())]
