@@ -13,6 +13,7 @@ from django.core.exceptions import EmptyResultSet
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Coach, Game, Race, Variant
 
@@ -20,7 +21,7 @@ from tournaments.models import Coach, Game, Race, Variant
 class Method(models.TextChoices):
     NAF_ELO = "naf_elo", "NAF Elo"
     GLICKO = "glicko", "Glicko-2"
-    KNSB = "knsb", "KNSB list rating"
+    KNSB = "knsb", _("KNSB list rating")
 
 
 class RatingSystem(models.Model):
@@ -54,23 +55,23 @@ class RatingSystem(models.Model):
 
 
 class Trigger(models.TextChoices):
-    SANCTIONED = "sanctioned", "Event sanctioned"
-    CORRECTED = "corrected", "Sanctioned event corrected"
-    BACKDATED = "backdated", "Late (backdated) event"
-    MERGE = "merge", "Coaches merged"
-    PARAMETERS = "parameters", "System parameters changed"
-    SCHEDULE = "schedule", "Scheduled (list publication)"
-    MANUAL = "manual", "Requested by staff"
-    RERUN = "rerun", "Rerun of an earlier run"
-    RETRY = "retry", "Retry of a run whose process was lost"
+    SANCTIONED = "sanctioned", _("Event sanctioned")
+    CORRECTED = "corrected", _("Sanctioned event corrected")
+    BACKDATED = "backdated", _("Late (backdated) event")
+    MERGE = "merge", _("Coaches merged")
+    PARAMETERS = "parameters", _("System parameters changed")
+    SCHEDULE = "schedule", _("Scheduled (list publication)")
+    MANUAL = "manual", _("Requested by staff")
+    RERUN = "rerun", _("Rerun of an earlier run")
+    RETRY = "retry", _("Retry of a run whose process was lost")
 
 
 class RunStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+    CANCELLED = "cancelled", _("Cancelled")
 
 
 class RecalculationRun(models.Model):

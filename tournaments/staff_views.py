@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.models import AuditRecord
@@ -120,7 +121,7 @@ def _event(pk: int) -> Event:
     try:
         return selectors.event_get(pk=pk)
     except Event.DoesNotExist:
-        raise Http404("There is no event with this number.") from None
+        raise Http404(_("There is no event with this number.")) from None
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)
@@ -158,7 +159,8 @@ def event_sanction(request, pk: int):
         )
     except ValidationError as error:
         return event_review(request, pk, sanction_form=form, problems=_error_messages(error))
-    messages.success(request, f"{event.name} is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")
+    messages.success(request, _("%(name)s is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")
+        % {"name": event.name})
     return redirect("staff_event_runs", event.pk)  # the ratings' page of the runs it queued, and their progress
 
 
@@ -173,7 +175,7 @@ def event_reject(request, pk: int):
         services.event_reject(event=event, actor=request.user, reason=form.cleaned_data["reason"])
     except ValidationError as error:
         return event_review(request, pk, reject_form=form, problems=_error_messages(error))
-    messages.success(request, f"{event.name} is rejected; the organiser sees your reason.")
+    messages.success(request, _("%(name)s is rejected; the organiser sees your reason.") % {"name": event.name})
     return redirect("staff_event_queue")
 
 
@@ -190,14 +192,17 @@ def event_correct(request, pk: int):
             try:
                 game = selectors.game_get(event=event, pk=bound.cleaned_data["game"])
             except Game.DoesNotExist:
-                raise Http404("There is no game with this number in this event.") from None
+                raise Http404(_("There is no game with this number in this event.")) from None
             try:
                 services.game_correct(game=game, actor=request.user, note=bound.cleaned_data["note"], **bound.changes())
             except ValidationError as error:
                 problems = _error_messages(error)
             else:
-                messages.success(request, f"Game {game.pk} corrected" + (
-                    "; the ratings are recalculated from its date." if event.status == EventStatus.SANCTIONED else "."))
+                if event.status == EventStatus.SANCTIONED:
+                    corrected = _("Game %(number)s corrected; the ratings are recalculated from its date.")
+                else:
+                    corrected = _("Game %(number)s corrected.")
+                messages.success(request, corrected % {"number": game.pk})
                 return redirect("staff_event_correct", event.pk)
     rows = []
     for game in games:
@@ -235,7 +240,8 @@ def coach_merge(request):
                 form.add_error(None, error)
                 refused = error.messages
             else:
-                messages.success(request, f"Coach {duplicate.number} is merged into {keep}. The recalculation is queued.")
+                messages.success(request, _("Coach %(number)s is merged into %(kept)s. The recalculation is queued.")
+                    % {"number": duplicate.number, "kept": keep})
                 return redirect("staff_coach_merge")
         preview = []
         for label, coach in (("Keep", keep), ("Fold in and delete", duplicate)):
@@ -259,7 +265,7 @@ def member_link(request, pk: int):
     try:
         member = selectors.member_get(pk=pk)
     except User.DoesNotExist:
-        raise Http404("There is no account with this number.") from None
+        raise Http404(_("There is no account with this number.")) from None
     current = getattr(member, "coach", None)
     form = LinkCoachForm(_posted(request), initial={"coach": current.number if current else None})
     if request.method == "POST" and form.is_valid():
@@ -271,7 +277,8 @@ def member_link(request, pk: int):
             coach = form.cleaned_data["coach"]
             messages.success(
                 request,
-                f"{member.get_username()} is linked to {coach}." if coach else f"{member.get_username()} is no longer linked to a coach.",
+                (_("%(username)s is linked to %(coach)s.") if coach else _("%(username)s is no longer linked to a coach."))
+                % {"username": member.get_username(), "coach": coach},
             )
             return redirect("staff_member_list")
     failures = AccountFailures(member.get_username())
@@ -287,9 +294,10 @@ def member_unlock(request, pk: int):
     try:
         member = selectors.member_get(pk=pk)
     except User.DoesNotExist:
-        raise Http404("There is no account with this number.") from None
+        raise Http404(_("There is no account with this number.")) from None
     services.user_unlock(user=member, actor=request.user)
-    messages.success(request, f"{member.get_username()} can log in again from every address; the limits per address stay.")
+    messages.success(request, _("%(username)s can log in again from every address; the limits per address stay.")
+        % {"username": member.get_username()})
     return redirect("staff_member_link", pk=member.pk)
 
 
