@@ -20,6 +20,7 @@ from django.utils.translation import gettext, gettext_lazy
 from django_countries import countries
 
 from ratingsite import formatting
+from ratingsite.languages import on_page
 from ratingsite.ticks import nice_ticks
 
 PALETTE = ["#0b5cad", "#c2410c", "#1b7a3a", "#7c3aed", "#b3261e", "#0e7490", "#a16207", "#be185d"]
@@ -295,7 +296,7 @@ def race_grid(grid) -> RaceGrid:
             title = gettext("%(race)s against %(opponent)s: %(wins)s W, %(draws)s D, %(losses)s L") % {
                 "race": race.name, "opponent": opponent.name, "wins": cell.wins, "draws": cell.draws, "losses": cell.losses}
             colours = ("", "") if race == opponent else ratio_colours(cell.ratio)
-            drawn.append(GridCell(title, formatting.percent(cell.ratio), cell.games, *colours))
+            drawn.append(GridCell(title, on_page(formatting.percent(cell.ratio)), cell.games, *colours))
         rows.append((race.name, drawn))
     return RaceGrid(rows)
 

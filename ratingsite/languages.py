@@ -13,10 +13,12 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.http import Http404, HttpResponseRedirect
 from django.urls import get_script_prefix
-from django.utils import translation
+from django.utils import formats, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.cache import never_cache
+
+from .formatting import with_decimal_separator
 
 
 def _prefix(code: str) -> str:
@@ -94,3 +96,9 @@ class HomeLanguageMiddleware:
             patch_vary_headers(response, ("Accept-Language", "Cookie"))
             return response
         return self.get_response(request)
+
+
+def on_page(text) -> str:
+    """A figure's text (ratingsite.formatting) as a page in the active language writes it: "2.68" on
+    an English page, "2,68" on a Dutch one. Never for a CSV or an export, which keep the point."""
+    return with_decimal_separator(str(text), formats.get_format("DECIMAL_SEPARATOR"))

@@ -11,6 +11,7 @@ from django_countries import countries
 from django_tables2.rows import BoundRow
 
 from ratingsite import formatting
+from ratingsite.languages import on_page
 from tournaments.models import GameKind
 
 from .ordering import game_order
@@ -133,7 +134,7 @@ class RatioColumn(NumberColumn):
     """A win ratio stored as 0..1, printed as a percentage."""
 
     def render(self, value):
-        return percent(value)
+        return on_page(percent(value))
 
     def value(self, value, **kwargs):
         return percent(value)
@@ -283,10 +284,10 @@ class RankHistoryTable(StatsTable):
         self.places = places
 
     def render_value(self, value):
-        return formatting.fixed(value, self.places)
+        return on_page(self.value_value(value))
 
     def value_value(self, value):
-        return self.render_value(value)
+        return formatting.fixed(value, self.places)
 
     def render_on_list(self, value):
         return gettext("yes") if value else gettext("no")
@@ -308,10 +309,10 @@ class RankHistoryTable(StatsTable):
         return self.render_revised_rank(value, record)
 
     def render_revised_value(self, value):
-        return "" if value is None else formatting.fixed(value, self.places)
+        return on_page(self.value_revised_value(value))
 
     def value_revised_value(self, value):
-        return self.render_revised_value(value)
+        return "" if value is None else formatting.fixed(value, self.places)
 
     class Meta(StatsTable.Meta):
         pass
@@ -344,10 +345,10 @@ class DifferentialTable(StatsTable):
     differential = NumberColumn(verbose_name=_("Differential (points)"))
 
     def render_differential(self, value):
-        return formatting.signed(100 * value, 1)
+        return on_page(self.value_differential(value))
 
     def value_differential(self, value):
-        return self.render_differential(value)
+        return formatting.signed(100 * value, 1)
 
     class Meta(StatsTable.Meta):
         pass
@@ -444,7 +445,7 @@ class PlaceTable(StatsTable):
     placed_by = tables.Column(verbose_name=_("On the map at"))
 
     def render_placed_by(self, value):
-        return {"event": "the events' coordinates", "country": "the country's centre"}.get(value, "not drawn")
+        return {"event": gettext("the events' coordinates"), "country": gettext("the country's centre")}.get(value, gettext("not drawn"))
 
     def value_placed_by(self, value):
         return self.render_placed_by(value)

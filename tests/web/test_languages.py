@@ -5,6 +5,9 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
+from stats.services import summaries_refresh
+from tests.web.conftest import tables_of
+
 pytestmark = pytest.mark.django_db
 
 
@@ -115,3 +118,23 @@ def test_a_csv_download_keeps_its_figures_and_dates_unlocalised_with_dutch_activ
     assert header.startswith("Overall,Rank,Coach,Number")
     assert "." in first.split(",")[7] and "," not in first.split(",")[7]  # the rating, 2 decimals with a point
 
+
+
+def test_a_dutch_page_writes_figures_with_a_decimal_comma_and_its_csv_keeps_the_point(client, league):
+    summaries_refresh()
+    english = tables_of(client.get("/stats/win-ratios/"))[0]
+    dutch = tables_of(client.get("/nl/stats/win-ratios/"))[0]
+    english_header, *english_rows = english["rows"]
+    dutch_header, *dutch_rows = dutch["rows"]
+    ratio = english_header[1].index("Win %")
+    assert dutch_header[1][ratio] == "Winst %"
+    english_ratios = [cells[ratio] for _, cells in english_rows]
+    assert english_ratios and all("." in value for value in english_ratios)
+    assert [cells[ratio] for _, cells in dutch_rows] == [value.replace(".", ",") for value in english_ratios]
+    body = b"".join(client.get("/nl/stats/win-ratios/?_export=csv&_table=races").streaming_content).decode("utf-8-sig")
+    assert [line.split(",")[-1] for line in body.splitlines()[1:]] == english_ratios
+
+
+def test_a_dutch_page_shows_dutch_status_names_and_form_labels(client, league):
+    text = client.get("/nl/stats/games/").content.decode()
+    assert ">Alle varianten</option>" in text and "Land van het toernooi" in text
