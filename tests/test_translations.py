@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.test import override_settings
 
 CATALOGUE = settings.BASE_DIR / "locale" / "nl" / "LC_MESSAGES"
 MAKEMESSAGES_IGNORED = [".venv", "tests", "bench", "tools", "staticfiles", "static", "node_modules"]
@@ -69,8 +70,9 @@ def marked(tmp_path_factory) -> dict:
     here = os.getcwd()
     os.chdir(source)
     try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(settings, "LOCALE_PATHS", [out])
+        # override_settings, not a bare assignment: leaving it empties the translation caches, which
+        # would otherwise keep catalogues loaded from the temporary folder
+        with override_settings(LOCALE_PATHS=[out]):
             call_command("makemessages", locale=["nl"], symlinks=True, ignore_patterns=MAKEMESSAGES_IGNORED, verbosity=0)
     finally:
         os.chdir(here)

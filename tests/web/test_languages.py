@@ -138,3 +138,25 @@ def test_a_dutch_page_writes_figures_with_a_decimal_comma_and_its_csv_keeps_the_
 def test_a_dutch_page_shows_dutch_status_names_and_form_labels(client, league):
     text = client.get("/nl/stats/games/").content.decode()
     assert ">Alle varianten</option>" in text and "Land van het toernooi" in text
+
+
+def test_the_knsb_names_of_the_figures_stay_as_they_are_explained_in_each_language(client, league):
+    event = league["dutch"].pk
+    english = client.get(f"/events/{event}/?system=knsb").content.decode()
+    dutch = client.get(f"/nl/events/{event}/?system=knsb").content.decode()
+    assert "<dt>R0</dt><dd>the coach&#x27;s rating used for this game</dd>" in english
+    assert "<dt>R0</dt><dd>de rating van de coach die voor deze wedstrijd gebruikt wordt</dd>" in dutch
+    assert "<dt>Wt</dt><dd>totale score over de meegetelde wedstrijden</dd>" in dutch
+
+
+def test_every_knsb_name_has_a_meaning_in_both_languages():
+    from ratingsite.rating_terms import TERMS, rating_terms
+
+    symbols = ("Lijstdatum", "R0", "Rc", "W", "We", "Rt", "Wx", "LPR", "Rn", "Nv")
+    with translation.override("en-gb"):
+        english = dict(rating_terms(*symbols))
+    with translation.override("nl"):
+        dutch = dict(rating_terms(*symbols))
+    assert set(symbols) <= set(TERMS)
+    assert [symbol for symbol in symbols if english[symbol] == dutch[symbol]] == []
+    assert dutch["Lijstdatum"].startswith("lijstdatum: de ratinglijst")
