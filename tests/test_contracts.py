@@ -78,8 +78,9 @@ DOWNLOADS = [
 ]
 
 
-def csv_headers(client) -> dict[str, list[str]]:
-    """The first line of every download, and of `export_ratings` for each system."""
+def csv_headers(client, *, prefix: str = "") -> dict[str, list[str]]:
+    """The first line of every download (from its address under `prefix`: "/nl" for the Dutch
+    pages'), and of `export_ratings` for each system."""
     from tests.roles import staff
 
     league = build_league()
@@ -87,7 +88,7 @@ def csv_headers(client) -> dict[str, list[str]]:
     headers = {}
     client.force_login(staff())
     for url in [*DOWNLOADS, "/organiser/events/<event>/upload/results.csv"]:
-        response = client.get(url.replace("<event>", str(league["dutch"].pk)))
+        response = client.get(prefix + url.replace("<event>", str(league["dutch"].pk)), HTTP_ACCEPT_LANGUAGE="nl" if prefix else "en")
         assert response.status_code == 200, url
         text = b"".join(response.streaming_content).decode("utf-8-sig")
         headers[url] = next(csv.reader(io.StringIO(text)))
@@ -293,6 +294,11 @@ def test_every_command_keeps_its_name_and_options():
 @pytest.mark.django_db
 def test_every_csv_download_and_export_keeps_its_header(client):
     assert csv_headers(client) == CSV_HEADERS
+
+
+@pytest.mark.django_db
+def test_every_csv_download_keeps_its_header_from_the_dutch_pages(client):
+    assert csv_headers(client, prefix="/nl") == CSV_HEADERS
 
 
 @pytest.mark.django_db

@@ -12,6 +12,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.models import AuditRecord
@@ -63,43 +64,43 @@ def _plain(value) -> str:
 
 
 class EventQueueTable(tables.Table):
-    name = tables.LinkColumn("staff_event_review", args=[tables.A("pk")])
-    organiser = tables.Column(accessor="organiser__username", verbose_name="Organiser", default="—")
-    game_count = tables.Column(verbose_name="Games", attrs={"td": {"class": "num"}, "th": {"class": "num"}})
+    name = tables.LinkColumn("staff_event_review", args=[tables.A("pk")], verbose_name=gettext_lazy("Name"))
+    organiser = tables.Column(accessor="organiser__username", verbose_name=gettext_lazy("Organiser"), default="—")
+    game_count = tables.Column(verbose_name=gettext_lazy("Games"), attrs={"td": {"class": "num"}, "th": {"class": "num"}})
 
     class Meta:
         model = Event
         fields = ["name", "start_date", "end_date", "variant", "country", "organiser", "game_count", "status", "updated_at"]
-        empty_text = "No events here."
+        empty_text = gettext_lazy("No events here.")
 
 
 class AuditTable(tables.Table):
-    actor = tables.Column(accessor="actor__username", verbose_name="Who", default="system")
-    at = tables.DateTimeColumn(verbose_name="When", format="Y-m-d H:i:s")
-    object_repr = tables.Column(verbose_name="Object")
-    change = tables.Column(verbose_name="Before → after", empty_values=(), orderable=False)
+    actor = tables.Column(accessor="actor__username", verbose_name=gettext_lazy("Who"), default=gettext_lazy("system"))
+    at = tables.DateTimeColumn(verbose_name=gettext_lazy("When"), format="Y-m-d H:i:s")
+    object_repr = tables.Column(verbose_name=gettext_lazy("Object"))
+    change = tables.Column(verbose_name=gettext_lazy("Before → after"), empty_values=(), orderable=False)
 
     class Meta:
         model = AuditRecord
         fields = ["at", "actor", "action", "object_type", "object_id", "object_repr", "change", "note"]
-        empty_text = "No audit records match."
+        empty_text = gettext_lazy("No audit records match.")
 
     def render_change(self, record):
         return render_to_string("staff/_audit_change.html", {"lines": _change_lines(record.before, record.after)})
 
 
 class MemberTable(tables.Table):
-    username = tables.Column()
-    coach = tables.Column(accessor="coach", verbose_name="Coach", default="—", orderable=False)
-    groups = tables.Column(empty_values=(), orderable=False, verbose_name="Roles")
+    username = tables.Column(verbose_name=gettext_lazy("Username"))
+    coach = tables.Column(accessor="coach", verbose_name=gettext_lazy("Coach"), default="—", orderable=False)
+    groups = tables.Column(empty_values=(), orderable=False, verbose_name=gettext_lazy("Roles"))
     link = tables.LinkColumn(
-        "staff_member_link", args=[tables.A("pk")], text="Link coach", empty_values=(), orderable=False, verbose_name=""
+        "staff_member_link", args=[tables.A("pk")], text=gettext_lazy("Link coach"), empty_values=(), orderable=False, verbose_name=""
     )
 
     class Meta:
         model = User
         fields = ["username", "email", "coach", "groups", "last_login"]
-        empty_text = "No accounts match."
+        empty_text = gettext_lazy("No accounts match.")
 
     def render_groups(self, record):
         return ", ".join(group.name for group in record.groups.all()) or "—"
