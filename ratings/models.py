@@ -13,15 +13,9 @@ from django.core.exceptions import EmptyResultSet
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
 
+from ratings.choices import Method, RunStatus, Trigger
 from tournaments.models import Coach, Game, Race, Variant
-
-
-class Method(models.TextChoices):
-    NAF_ELO = "naf_elo", "NAF Elo"
-    GLICKO = "glicko", "Glicko-2"
-    KNSB = "knsb", _("KNSB list rating")
 
 
 class RatingSystem(models.Model):
@@ -52,26 +46,6 @@ class RatingSystem(models.Model):
     @property
     def is_glicko(self) -> bool:
         return self.method == Method.GLICKO
-
-
-class Trigger(models.TextChoices):
-    SANCTIONED = "sanctioned", _("Event sanctioned")
-    CORRECTED = "corrected", _("Sanctioned event corrected")
-    BACKDATED = "backdated", _("Late (backdated) event")
-    MERGE = "merge", _("Coaches merged")
-    PARAMETERS = "parameters", _("System parameters changed")
-    SCHEDULE = "schedule", _("Scheduled (list publication)")
-    MANUAL = "manual", _("Requested by staff")
-    RERUN = "rerun", _("Rerun of an earlier run")
-    RETRY = "retry", _("Retry of a run whose process was lost")
-
-
-class RunStatus(models.TextChoices):
-    QUEUED = "queued", _("Queued")
-    RUNNING = "running", _("Running")
-    SUCCEEDED = "succeeded", _("Succeeded")
-    FAILED = "failed", _("Failed")
-    CANCELLED = "cancelled", _("Cancelled")
 
 
 class RecalculationRun(models.Model):
@@ -284,7 +258,6 @@ class RatingListEntry(RatingFields):
             models.Index(fields=["rating_list", "overall_rank", "-value", "coach"], name="entry_list_ranking_idx"),
             models.Index(fields=["rating_list", "change"], name="entry_list_change_idx"),
         ]
-
 
 
 class Publication(models.Model):
