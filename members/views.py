@@ -194,22 +194,27 @@ def _back(request, coach: Coach):
     return redirect("coach_detail", coach.number)
 
 
+def _follow_change(request, number: int, *, following: bool):
+    coach = _coach(number)
+    if following:
+        services.follow_add(member=request.user, coach=coach)
+        messages.success(request, f"You follow {coach.name}: their rating changes reach your notices.")
+    else:
+        services.follow_remove(member=request.user, coach=coach)
+        messages.success(request, f"You no longer follow {coach.name}.")
+    return _back(request, coach)
+
+
 @login_required
 @require_POST
 def follow(request, number: int):
-    coach = _coach(number)
-    services.follow_add(member=request.user, coach=coach)
-    messages.success(request, f"You follow {coach.name}: their rating changes reach your notices.")
-    return _back(request, coach)
+    return _follow_change(request, number, following=True)
 
 
 @login_required
 @require_POST
 def unfollow(request, number: int):
-    coach = _coach(number)
-    services.follow_remove(member=request.user, coach=coach)
-    messages.success(request, f"You no longer follow {coach.name}.")
-    return _back(request, coach)
+    return _follow_change(request, number, following=False)
 
 
 # --- the private feed -------------------------------------------------------------------------------

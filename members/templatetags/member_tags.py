@@ -3,6 +3,7 @@ of the members: the follow button of the public coach page, the organiser's clai
 from django import template
 
 from members import selectors, services
+from tournaments.models import EventStatus
 
 register = template.Library()
 
@@ -21,8 +22,12 @@ def follow_button(context, coach):
 
 
 @register.inclusion_tag("members/_claim_codes.html")
-def claim_codes(participants):
-    """The claim code of each participant whose coach no member has claimed (the organiser's page only)."""
+def claim_codes(event, participants):
+    """The claim code of each participant whose coach no member has claimed (the organiser's page
+    only), once staff have sanctioned the event: an organiser cannot list any coach in a draft to
+    get his code."""
+    if event.status != EventStatus.SANCTIONED:
+        return {"codes": [], "waiting": bool(participants)}
     coaches = {p.coach.pk: p.coach for p in participants if p.coach.user_id is None}
     found = services.claim_codes_for(coach_ids=list(coaches))
     return {"codes": [(coach, found[coach.number]) for coach in sorted(coaches.values(), key=lambda c: c.name)]}

@@ -194,3 +194,12 @@ def test_the_staffs_claim_actions_are_refused_to_others_on_the_server(pair, mia,
         assert response.status_code == expected, url
     assert Coach.objects.get(number=101).user is None and Coach.objects.get(number=102).user.username == "max"
     assert set(Claim.objects.values_list("status", flat=True)) == {"pending", "active"}
+
+
+def test_a_draft_lists_no_codes_so_an_organiser_cannot_list_any_coach_to_get_his(pair, olga):
+    event = pair["event"]
+    event.status = "draft"
+    event.save(update_fields=["status"])
+    page = client_of(olga).get(f"/organiser/events/{event.pk}/").content.decode()
+    assert "<code>" not in page and "Once staff sanction this event" in page
+    assert printed_codes(olga, event) == {}

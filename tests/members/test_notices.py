@@ -1,6 +1,7 @@
 """Following coaches and the notices of a run: recorded when a rating of the member's coach or of a
 followed coach changes, or a new list is published; never for a run that changes nothing of theirs."""
 import datetime as dt
+import re
 
 import pytest
 from django.core import mail
@@ -27,6 +28,7 @@ def rating_notices(user) -> list[tuple[str, str, float | None, float | None]]:
 
 
 def test_a_member_follows_and_unfollows_a_coach_from_its_page(pair, mia):
+    assert "/members/follow/" not in Client().get("/coaches/102/").content.decode()  # a visitor's copy, now cached
     client = client_of(mia)
     page = client.get("/coaches/102/").content.decode()
     assert 'action="/members/follow/102/"' in page and "csrfmiddlewaretoken" in page and ">Follow Bert Smith</button>" in page
@@ -47,11 +49,15 @@ def test_visitors_see_no_follow_button_and_cannot_follow(pair):
     assert Follow.objects.count() == 0
 
 
-def test_a_post_to_follow_without_the_csrf_token_is_refused(pair, mia):
+def test_a_post_to_follow_needs_the_pages_csrf_token(pair, mia):
     client = Client(enforce_csrf_checks=True)
     client.force_login(mia)
     assert client.post("/members/follow/102/").status_code == 403
     assert Follow.objects.count() == 0
+    page = client.get("/coaches/102/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    assert client.post("/members/follow/102/", {"csrfmiddlewaretoken": token}).status_code == 302
+    assert Follow.objects.count() == 1
 
 
 def test_a_run_that_changes_a_followed_coachs_rating_tells_the_follower_and_the_owner(pair, mia, recalculate):
