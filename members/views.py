@@ -44,18 +44,19 @@ def sign_up(request):
     if request.user.is_authenticated:
         return redirect("member_home")
     form = SignUpForm(_posted(request))
-    if request.method == "POST" and form.is_valid():
-        email = form.cleaned_data["email"]
+    if request.method == "POST":
+        # every attempt counts, a refused one too: the form says whether a user name is taken
         minutes = requests_counted(
-            "sign-up", address=client_address(request), email=email,
+            "sign-up", address=client_address(request), email=request.POST.get("email", "")[:254],
             per_address=settings.SIGNUP_LIMIT_PER_ADDRESS, per_email=settings.SIGNUP_LIMIT_PER_EMAIL,
         )
         if minutes is not None:
             form.add_error(None, "Too many sign-ups from your address or for this e-mail address. "
                                  f"Try again in {minutes_text(minutes)}.")
             return render(request, "members/sign_up.html", {"form": form}, status=429)
+    if request.method == "POST" and form.is_valid():
         services.member_sign_up(
-            username=form.cleaned_data["username"], email=email, password=form.cleaned_data["password1"],
+            username=form.cleaned_data["username"], email=form.cleaned_data["email"], password=form.cleaned_data["password1"],
             confirm_url=_confirm_url(request), login_url=request.build_absolute_uri(reverse("password_reset")),
         )
         return redirect("signup_done")

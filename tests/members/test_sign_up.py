@@ -92,3 +92,12 @@ def test_a_taken_user_name_is_said_on_the_form(client, django_capture_on_commit_
     assert response.status_code == 400
     assert "A user with that username already exists." in response.content.decode()
     assert mail.outbox == []
+
+
+def test_refused_sign_ups_count_too_so_user_names_cannot_be_tried_without_end(client, django_capture_on_commit_callbacks, settings):
+    settings.SIGNUP_LIMIT_PER_ADDRESS = 2
+    member("taken")
+    for n in range(2):
+        assert sign_up(client, django_capture_on_commit_callbacks, username="taken", email=f"x{n}@example.org").status_code == 400
+    assert sign_up(client, django_capture_on_commit_callbacks, email="fresh@example.org").status_code == 429
+    assert not User.objects.filter(username="nina").exists() and mail.outbox == []
