@@ -252,14 +252,19 @@ def claim_restore(*, claim_id: int, actor) -> Claim:
 
 @transaction.atomic
 def follow_add(*, member, coach: Coach) -> Follow:
+    """Follow a coach: his rating changes become the member's notices (following twice is following)."""
     follow, created = Follow.objects.get_or_create(member=member, coach=coach)
     if created:
         _seen_seed(coach_ids=[coach.pk])
+        audit_record(actor=member, action=Action.COACH_FOLLOW, obj=coach, after={"follower": member.get_username()})
     return follow
 
 
+@transaction.atomic
 def follow_remove(*, member, coach: Coach) -> None:
-    Follow.objects.filter(member=member, coach=coach).delete()
+    deleted, _ = Follow.objects.filter(member=member, coach=coach).delete()
+    if deleted:
+        audit_record(actor=member, action=Action.COACH_UNFOLLOW, obj=coach, before={"follower": member.get_username()})
 
 
 def preferences_get(*, member) -> Preferences:
@@ -271,9 +276,13 @@ def preferences_get(*, member) -> Preferences:
 def preferences_update(*, member, email_notices: bool, system_ids: list[int]) -> Preferences:
     """Notices by e-mail or not, for these rating systems (none: every system)."""
     preferences = preferences_get(member=member)
+    before = {"email_notices": preferences.email_notices, "systems": sorted(preferences.systems.values_list("pk", flat=True))}
     preferences.email_notices = email_notices
     preferences.save(update_fields=["email_notices"])
     preferences.systems.set(system_ids)
+    after = {"email_notices": email_notices, "systems": sorted(system_ids)}
+    if after != before:
+        audit_record(actor=member, action=Action.MEMBER_PREFERENCES, obj=member, before=before, after=after)
     return preferences
 
 

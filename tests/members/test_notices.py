@@ -8,6 +8,7 @@ from django.core import mail
 from django.test import Client
 from pytest import approx
 
+from audit.models import AuditRecord
 from members import services
 from members.models import Follow, Notice
 from ratings.models import CurrentRating, RatingSystem
@@ -38,8 +39,12 @@ def test_a_member_follows_and_unfollows_a_coach_from_its_page(pair, mia):
     assert list(Follow.objects.values_list("member__username", "coach__number")) == [("mia", 102)]
     assert ">Unfollow Bert Smith</button>" in client.get("/coaches/102/").content.decode()
     assert "Bert Smith" in client.get("/members/me/").content.decode()
-    client.post("/members/unfollow/102/", {"next": "https://elsewhere.example/"})
+    away = client.post("/members/unfollow/102/", {"next": "https://elsewhere.example/"})
+    assert away["Location"] == "/coaches/102/"  # never sent to another site
     assert Follow.objects.count() == 0
+    assert list(AuditRecord.objects.filter(coach=pair["bert"]).order_by("id").values_list("action", "actor__username")) == [
+        ("coach.follow", "mia"), ("coach.unfollow", "mia"),
+    ]
 
 
 def test_visitors_see_no_follow_button_and_cannot_follow(pair):
@@ -126,7 +131,9 @@ def test_notices_are_mailed_to_those_who_want_them(pair, mia, recalculate):
 def test_a_member_who_chose_other_systems_hears_nothing_of_this_one(pair, mia, recalculate):
     recalculate("elo")
     services.follow_add(member=mia, coach=pair["bert"])
-    client_of(mia).post("/members/me/preferences/", {"systems": [RatingSystem.objects.get(slug="knsb").pk]})
+    knsb = RatingSystem.objects.get(slug="knsb").pk
+    assert client_of(mia).post("/members/me/preferences/", {"systems": [knsb]}).status_code == 302
+    assert AuditRecord.objects.get(action="member.preferences").after == {"email_notices": False, "systems": [knsb]}
     another_game(pair["bert"], pair["anna"])
     recalculate("elo")
     assert rating_notices(mia) == []
