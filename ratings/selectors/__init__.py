@@ -111,6 +111,14 @@ from ratings.selectors.systems import (
     variants_by_name,
 )
 from ratings.selectors.waiting import WaitingCount, WaitingRow, latest_list_date, waiting_counts, waiting_rows
+from ratings.selectors.watch import (
+    PublishedBrief,
+    WatchedFigure,
+    notice_systems,
+    publications_brief,
+    system_brief,
+    watched_figures,
+)
 
 __all__ = [
     "Breakdown",
@@ -203,4 +211,10 @@ __all__ = [
     "variants_by_name",
     "waiting_counts",
     "waiting_rows",
+    "PublishedBrief",
+    "WatchedFigure",
+    "notice_systems",
+    "publications_brief",
+    "system_brief",
+    "watched_figures",
 ]

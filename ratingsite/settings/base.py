@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "assurance",
     "stats",
     "audit",
+    "members",
     "ratingsite.apps.SiteConfig",
     "csp",
 ]
@@ -237,6 +238,11 @@ AXES_ENABLE_ADMIN = False
 PASSWORD_RESET_LIMIT_PER_ADDRESS = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_ADDRESS", "5"))
 PASSWORD_RESET_LIMIT_PER_EMAIL = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_EMAIL", "3"))
 PASSWORD_RESET_WINDOW = 60 * 60
+# Sign-ups, and wrong claim codes, counted as password resets are (members): per address and per e-mail address
+# (per member, for the codes) within the same hour.
+SIGNUP_LIMIT_PER_ADDRESS = int(os.environ.get("SIGNUP_LIMIT_PER_ADDRESS", "5"))
+SIGNUP_LIMIT_PER_EMAIL = int(os.environ.get("SIGNUP_LIMIT_PER_EMAIL", "3"))
+CLAIM_CODE_FAILURE_LIMIT = int(os.environ.get("CLAIM_CODE_FAILURE_LIMIT", "10"))
 
 # English at the bare addresses, Dutch under /nl/ (ratingsite/urls.py); the catalogue is
 # locale/nl/LC_MESSAGES/django.po, compiled to the .mo beside it and committed (CONTRIBUTING.md).
@@ -270,6 +276,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "ratings@localhost")
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+# the site's address as members reach it: the links of the mails no request answers (the notices)
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 # Who hears of a 500: "Ann Smith <ann@example.org>, bob@example.org"
 ADMINS = [(name or address, address) for name, address in getaddresses([os.environ.get("ADMINS", "")]) if address]
 
