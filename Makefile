@@ -19,7 +19,7 @@ UV_VERSION := 0.13.9
 LOCK_FLAGS ?=
 COMPILE = $(VENV)/bin/uv pip compile --quiet --universal --generate-hashes --python-version 3.11 $(LOCK_FLAGS)
 
-.PHONY: install install-prod bench-install lock demo serve test migrate chromium mutants
+.PHONY: install install-prod bench-install lock demo serve test migrate chromium gettext messages mutants
 
 # Browser tests drive Debian's Chromium; install it when it is missing (root, or sudo).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -78,6 +78,19 @@ serve: migrate
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# GNU gettext: makemessages and compilemessages, and the test that the Dutch catalogue holds every
+# marked string (tests/test_translations.py). The site itself reads the committed .mo and needs none.
+gettext:
+	@command -v xgettext >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gettext >/dev/null; }
+
+# The Dutch catalogue after a string was added or changed: locale/nl/LC_MESSAGES/django.po gains the
+# new strings (translate them, and remove any "fuzzy" mark), then `make messages` again compiles
+# the django.mo the site loads. Commit both.
+MESSAGES_IGNORE := -i .venv -i tests -i bench -i tools -i staticfiles -i static
+messages: install gettext
+	$(MANAGE) makemessages -l nl --no-obsolete $(MESSAGES_IGNORE)
+	$(MANAGE) compilemessages -l nl $(MESSAGES_IGNORE)
+
 # The tests run in PYTEST_WORKERS processes (pytest-xdist): 2, for a 2-core machine such as CI's, where
 # the tests' waits on servers and subprocesses leave a core free often enough; `auto` takes one a core,
 # 0 runs them in this one process. Each worker has a test database of its own (test_<name>_gw0, ...)
@@ -86,7 +99,7 @@ chromium:
 PYTEST_WORKERS ?= 2
 
 # The checks first (lint, types of the engines and services, the import contracts of .importlinter, migrations), then the tests.
-test: install chromium
+test: install chromium gettext
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports

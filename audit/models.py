@@ -22,6 +22,18 @@ class Action(models.TextChoices):
     RUN_RERUN = "run.rerun", "run queued again"
     RUN_CANCEL = "run.cancel", "queued run cancelled"
     LIST_REPUBLISH = "list.republish", "rating list published again"
+    MEMBER_SIGN_UP = "member.sign_up", "member signed up"
+    MEMBER_CONFIRM = "member.confirm", "member's e-mail address confirmed"
+    MEMBER_FEED_RESET = "member.feed_reset", "member's feed address renewed"
+    MEMBER_PREFERENCES = "member.preferences", "member's notice preferences changed"
+    COACH_FOLLOW = "coach.follow", "coach followed"
+    COACH_UNFOLLOW = "coach.unfollow", "coach no longer followed"
+    COACH_CLAIM = "coach.claim", "coach claimed with a code"
+    CLAIM_REQUEST = "claim.request", "coach claim asked of staff"
+    CLAIM_APPROVE = "claim.approve", "coach claim approved"
+    CLAIM_REFUSE = "claim.refuse", "coach claim refused"
+    CLAIM_RELEASE = "claim.release", "coach claim released"
+    CLAIM_RESTORE = "claim.restore", "released coach claim restored"
 
 
 # what changed, by its model's label: the typed link each kind of subject fills

@@ -14,6 +14,7 @@ from django.dispatch import receiver
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse_lazy
+from django.utils.translation import gettext, ngettext
 from redis.exceptions import RedisError
 
 from .middleware import client_address
@@ -21,12 +22,13 @@ from .middleware import client_address
 logger = logging.getLogger(__name__)
 
 # the views whose limits live in the "limits" cache: while it is out they pause instead of failing
+# (the members' sign-up counts there too)
 # (the site's reset form has no URL name of its own: the name stays the accounts pages')
-LIMITED_VIEWS = {"login", "admin:login", "ratingsite.login_limits.PasswordResetView"}
+LIMITED_VIEWS = {"login", "admin:login", "ratingsite.login_limits.PasswordResetView", "signup"}
 
 
-def _minutes(count: int) -> str:
-    return f"{count} minute{'' if count == 1 else 's'}"
+def minutes_text(count: int) -> str:
+    return ngettext("%(count)s minute", "%(count)s minutes", count) % {"count": count}
 
 
 def attempted_username(request, credentials=None) -> str | None:
@@ -39,7 +41,7 @@ def attempted_username(request, credentials=None) -> str | None:
 def lockout_response(request, *_):
     """The page a login refused for too many failures gets (429): when to try again, and the way out."""
     minutes = math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60)
-    return render(request, "registration/lockout.html", {"wait": _minutes(minutes)}, status=429)
+    return render(request, "registration/lockout.html", {"wait": minutes_text(minutes)}, status=429)
 
 
 class AccountFailures:
@@ -90,7 +92,7 @@ class AccountLockBackend:
 
     def authenticate(self, request, username=None, **credentials):
         if username and AccountFailures(username).locked:
-            raise PermissionDenied("This account is locked after too many failed logins.")
+            raise PermissionDenied(gettext("This account is locked after too many failed logins."))
         return None
 
 
@@ -123,16 +125,26 @@ class LoginsPausedMiddleware:
 def reset_request_counted(address: str, email: str) -> int | None:
     """Counts one password reset request from address for email. None while both stay within their
     limits for the current window (PASSWORD_RESET_WINDOW seconds), else the minutes until it ends."""
+    return requests_counted(
+        "password-reset", address=address, email=email,
+        per_address=settings.PASSWORD_RESET_LIMIT_PER_ADDRESS, per_email=settings.PASSWORD_RESET_LIMIT_PER_EMAIL,
+    )
+
+
+def requests_counted(scope: str, *, address: str, email: str, per_address: int, per_email: int) -> int | None:
+    """Counts one request of a kind (`scope`: a password reset, a sign-up) from address for email.
+    None while both stay within their limits for the current window (PASSWORD_RESET_WINDOW seconds),
+    else the minutes until it ends."""
     cache = caches["limits"]
     window = settings.PASSWORD_RESET_WINDOW
     now = time.time()
     bucket = int(now // window)
     over = False
     for kind, value, limit in (
-        ("address", address, settings.PASSWORD_RESET_LIMIT_PER_ADDRESS),
-        ("email", email.strip().casefold(), settings.PASSWORD_RESET_LIMIT_PER_EMAIL),
+        ("address", address, per_address),
+        ("email", email.strip().casefold(), per_email),
     ):
-        key = f"password-reset:{kind}:{hashlib.sha256(value.encode()).hexdigest()}:{bucket}"
+        key = f"{scope}:{kind}:{hashlib.sha256(value.encode()).hexdigest()}:{bucket}"
         cache.add(key, 0, window)
         try:
             count = cache.incr(key)
@@ -155,6 +167,7 @@ class PasswordResetView(auth_views.PasswordResetView):
         minutes = reset_request_counted(client_address(self.request), form.cleaned_data["email"])
         if minutes is None:
             return super().form_valid(form)
-        form.add_error(None, "Too many requests to reset a password from your address or for this e-mail "
-                             f"address. Try again in {_minutes(minutes)}.")
+        form.add_error(None, gettext(
+            "Too many requests to reset a password from your address or for this e-mail address. Try again in %(wait)s.",
+        ) % {"wait": minutes_text(minutes)})
         return self.render_to_response(self.get_context_data(form=form), status=429)

@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command, get_commands, load_command_class
 from django.core.management.base import BaseCommand
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import translation
 
 from tests.web.conftest import build_league, recalculate_all
 from tournaments.permissions import ROLE_PERMISSIONS
@@ -33,8 +34,13 @@ def _walk(resolver: URLResolver, prefix: str, namespace: str):
 
 
 def url_patterns() -> list[list[str]]:
-    """(route, namespace, name) of every pattern, routes joined from the root."""
-    return sorted(list(row) for row in _walk(get_resolver(), "", ""))
+    """(route, namespace, name) of every pattern in every language, routes joined from the root (the
+    pages under a language prefix are walked once per language)."""
+    rows = set()
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            rows |= set(_walk(get_resolver(), "", ""))
+    return sorted(list(row) for row in rows)
 
 
 def _option_strings(parser) -> list[str]:
@@ -72,8 +78,9 @@ DOWNLOADS = [
 ]
 
 
-def csv_headers(client) -> dict[str, list[str]]:
-    """The first line of every download, and of `export_ratings` for each system."""
+def csv_headers(client, *, prefix: str = "") -> dict[str, list[str]]:
+    """The first line of every download (from its address under `prefix`: "/nl" for the Dutch
+    pages'), and of `export_ratings` for each system."""
     from tests.roles import staff
 
     league = build_league()
@@ -81,7 +88,7 @@ def csv_headers(client) -> dict[str, list[str]]:
     headers = {}
     client.force_login(staff())
     for url in [*DOWNLOADS, "/organiser/events/<event>/upload/results.csv"]:
-        response = client.get(url.replace("<event>", str(league["dutch"].pk)))
+        response = client.get(prefix + url.replace("<event>", str(league["dutch"].pk)), HTTP_ACCEPT_LANGUAGE="nl" if prefix else "en")
         assert response.status_code == 200, url
         text = b"".join(response.streaming_content).decode("utf-8-sig")
         headers[url] = next(csv.reader(io.StringIO(text)))
@@ -110,7 +117,11 @@ URLS = [
     ("accounts/profile/", "", "profile"),
     ("accounts/reset/<uidb64>/<token>/", "", "password_reset_confirm"),
     ("accounts/reset/done/", "", "password_reset_complete"),
+    ("accounts/signup/", "", "signup"),
+    ("accounts/signup/confirm/<uidb64>/<token>/", "", "signup_confirm"),
+    ("accounts/signup/sent/", "", "signup_done"),
     ("admin/", "admin", ""),
+    ("language/<str:code>/", "", "switch_language"),
     ("calculator/", "", "calculator"),
     ("coaches/", "", "coach_list"),
     ("coaches/<int:number>/", "", "coach_detail"),
@@ -122,6 +133,13 @@ URLS = [
     ("lists/<slug:system>/", "", "rating_lists"),
     ("lists/<slug:system>/<month:month>/", "", "rating_list_detail"),
     ("lists/<slug:system>/<month:month>/edition/<int:edition>/", "", "rating_list_edition"),
+    ("members/feed/<str:token>/", "", "member_feed"),
+    ("members/follow/<int:number>/", "", "member_follow"),
+    ("members/me/", "", "member_home"),
+    ("members/me/claim/", "", "member_claim"),
+    ("members/me/feed/reset/", "", "member_feed_reset"),
+    ("members/me/preferences/", "", "member_preferences"),
+    ("members/unfollow/<int:number>/", "", "member_unfollow"),
     ("organiser/coaches/new/", "", "organiser_coach_new"),
     ("organiser/events/", "", "organiser_event_list"),
     ("organiser/events/<int:pk>/", "", "organiser_event_detail"),
@@ -136,6 +154,10 @@ URLS = [
     ("rankings/<slug:system>/latest/", "", "ranking_latest"),
     ("staff/", "", "staff_index"),
     ("staff/audit/", "", "staff_audit_log"),
+    ("staff/claims/", "", "staff_claim_queue"),
+    ("staff/claims/<int:pk>/decide/", "", "staff_claim_decide"),
+    ("staff/claims/<int:pk>/restore/", "", "staff_claim_restore"),
+    ("staff/coaches/<int:number>/release/", "", "staff_claim_release"),
     ("staff/coaches/merge/", "", "staff_coach_merge"),
     ("staff/events/", "", "staff_event_queue"),
     ("staff/events/<int:pk>/", "", "staff_event_review"),
@@ -165,6 +187,10 @@ URLS = [
     ("stats/top/", "", "stats_top"),
     ("stats/win-ratios/", "", "stats_win_ratios"),
 ]
+# Outside the language prefix: the admin and the language switch. Every other page is also in Dutch
+# under nl/, with the same name (reverse() gives the address in the active language).
+UNPREFIXED = {"admin/", "language/<str:code>/"}
+URLS += [(f"nl/{route}", namespace, name) for route, namespace, name in URLS if route not in UNPREFIXED]
 
 COMMANDS = {
     "build_world_map": ["shapefile"],
@@ -282,6 +308,11 @@ def test_every_command_keeps_its_name_and_options():
 @pytest.mark.django_db
 def test_every_csv_download_and_export_keeps_its_header(client):
     assert csv_headers(client) == CSV_HEADERS
+
+
+@pytest.mark.django_db
+def test_every_csv_download_keeps_its_header_from_the_dutch_pages(client):
+    assert csv_headers(client, prefix="/nl") == CSV_HEADERS
 
 
 @pytest.mark.django_db

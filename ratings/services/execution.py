@@ -9,13 +9,14 @@ import pickle
 import time
 import traceback
 from collections.abc import Callable
+from functools import partial
 
 import lz4.frame
 from django.db import connection, models, transaction
 from django.utils import timezone
 
 from rating_engines.common import paused_gc
-from ratings import partitions, selectors
+from ratings import partitions, selectors, signals
 from ratings.bulk import BulkWriter
 from ratings.configuration import engine_for, list_rules
 from ratings.models import (
@@ -111,6 +112,7 @@ def _carry_out(
                     system, since=run.from_date, today=today, log=log, progress=progress, history=history, fresh=fresh,
                 )
             page_cache.bump_on_commit()  # the public pages show the new figures once they commit
+            transaction.on_commit(partial(_announce, run.pk, system.pk, outcome["published"]))
             RatingSystem.objects.filter(pk=system.pk).update(recalculated_at=timezone.now())
             RecalculationRun.objects.filter(pk=run.pk).update(
                 status=RunStatus.SUCCEEDED, finished_at=timezone.now(), duration=time.perf_counter() - started,
@@ -348,4 +350,13 @@ def _recalculate(
     if published:
         clock.lap(f"{len(published)} list{'s' if len(published) > 1 else ''} published, from {published[0].date}")
     log.append(f"{written} rows written")
-    return {"games": len(games), "rows": written, "start": start}
+    return {"games": len(games), "rows": written, "start": start, "published": [p.pk for p in published]}
+
+
+def _announce(run_id: int, system_id: int, published: list[int]) -> None:
+    """Say that a run committed (signals.run_committed); a receiver that fails is logged, never the run's failure."""
+    for receiver, outcome in signals.run_committed.send_robust(
+        sender=RecalculationRun, run_id=run_id, system_id=system_id, published=published,
+    ):
+        if isinstance(outcome, Exception):
+            logger.error("run %s: %r failed after the commit", run_id, receiver, exc_info=outcome)

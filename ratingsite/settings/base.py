@@ -83,9 +83,11 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tournaments",
     "ratings",
+    "rating_pages",
     "assurance",
     "stats",
     "audit",
+    "members",
     "ratingsite.apps.SiteConfig",
     "csp",
 ]
@@ -98,6 +100,11 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # after the session (which it may read), before CommonMiddleware (whose slash redirect must see
+    # the /nl/ prefix resolved): the language of a page is its address's (ratingsite.languages)
+    "django.middleware.locale.LocaleMiddleware",
+    # the bare home page leads a visitor whose chosen or browser language is Dutch to /nl/
+    "ratingsite.languages.HomeLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -231,8 +238,20 @@ AXES_ENABLE_ADMIN = False
 PASSWORD_RESET_LIMIT_PER_ADDRESS = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_ADDRESS", "5"))
 PASSWORD_RESET_LIMIT_PER_EMAIL = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_EMAIL", "3"))
 PASSWORD_RESET_WINDOW = 60 * 60
+# Sign-ups, and wrong claim codes, counted as password resets are (members): per address and per e-mail address
+# (per member, for the codes) within the same hour.
+SIGNUP_LIMIT_PER_ADDRESS = int(os.environ.get("SIGNUP_LIMIT_PER_ADDRESS", "5"))
+SIGNUP_LIMIT_PER_EMAIL = int(os.environ.get("SIGNUP_LIMIT_PER_EMAIL", "3"))
+CLAIM_CODE_FAILURE_LIMIT = int(os.environ.get("CLAIM_CODE_FAILURE_LIMIT", "10"))
 
+# English at the bare addresses, Dutch under /nl/ (ratingsite/urls.py); the catalogue is
+# locale/nl/LC_MESSAGES/django.po, compiled to the .mo beside it and committed (CONTRIBUTING.md).
 LANGUAGE_CODE = "en-gb"
+LANGUAGES = [("en-gb", "English"), ("nl", "Nederlands")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# the language switch remembers a choice here for the bare home page (ratingsite.languages)
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -257,6 +276,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "ratings@localhost")
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+# the site's address as members reach it: the links of the mails no request answers (the notices)
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 # Who hears of a 500: "Ann Smith <ann@example.org>, bob@example.org"
 ADMINS = [(name or address, address) for name, address in getaddresses([os.environ.get("ADMINS", "")]) if address]
 

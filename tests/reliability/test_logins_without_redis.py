@@ -47,3 +47,13 @@ def test_the_login_page_and_the_rankings_still_answer_with_redis_down(stopped_re
     client = Client(raise_request_exception=False)
     assert client.get("/accounts/login/").status_code == 200
     assert client.get("/rankings/").status_code == 200
+
+
+def test_a_sign_up_with_redis_down_is_paused_and_opens_nothing(stopped_redis, mailoutbox):
+    from django.contrib.auth.models import User
+
+    response = Client(raise_request_exception=False).post("/accounts/signup/", {
+        "username": "nina", "email": "nina@example.org", "password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9",
+    })
+    assert_paused(response)
+    assert mailoutbox == [] and not User.objects.filter(username="nina").exists()

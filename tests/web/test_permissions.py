@@ -58,6 +58,7 @@ PAGES = [
     ("/staff/coaches/merge/", STAFF_ONLY),
     ("/staff/members/", STAFF_ONLY),
     ("/staff/members/{member}/coach/", STAFF_ONLY),
+    ("/staff/claims/", STAFF_ONLY),
     ("/staff/systems/", STAFF_ONLY),
     ("/staff/systems/{system}/", STAFF_ONLY),
     ("/staff/runs/", STAFF_ONLY),
@@ -152,6 +153,7 @@ def test_every_form_carries_a_csrf_token(world, url):
 
 CSRF_POSTS = [url for url, _, _ in ACTIONS] + [
     "/accounts/login/", "/accounts/logout/", "/accounts/password/change/", "/accounts/password/reset/",
+    "/accounts/signup/", "/members/me/claim/", "/members/me/preferences/", "/members/me/feed/reset/",
 ]
 
 

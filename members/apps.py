@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class MembersConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "members"
+    verbose_name = "Members"
+
+    def ready(self):
+        from members import receivers
+        from ratings import signals
+
+        signals.run_committed.connect(receivers.notices_after_run, dispatch_uid="members-notices-after-run")

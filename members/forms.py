@@ -1,0 +1,47 @@
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+
+class SignUpForm(UserCreationForm):
+    email = forms.EmailField(
+        label="E-mail address", max_length=254, help_text="We send a link to it: your account opens once you follow it.",
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
+
+class ClaimCodeForm(forms.Form):
+    number = forms.IntegerField(label="Coach number", min_value=1, help_text="Your federation number.")
+    code = forms.CharField(
+        label="Claim code", max_length=20, help_text="As printed beside your name on an event's results (XXXXX-XXXXX).",
+    )
+
+
+class ClaimRequestForm(forms.Form):
+    number = forms.IntegerField(label="Coach number", min_value=1)
+    note = forms.CharField(
+        label="Message to the staff", required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="What shows the record is yours: events you played, your name on them.",
+    )
+
+
+class PreferencesForm(forms.Form):
+    email_notices = forms.BooleanField(label="Send my notices by e-mail too", required=False)
+    systems = forms.TypedMultipleChoiceField(
+        label="Rating systems to hear of", coerce=int, required=False, widget=forms.CheckboxSelectMultiple,
+        help_text="None chosen: every system.",
+    )
+
+    def __init__(self, *args, systems: list[tuple[int, str]], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["systems"].choices = systems
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(label="Decision", choices=[("approve", "Approve"), ("refuse", "Refuse")])
+    reason = forms.CharField(label="Reason (told to the member)", required=False, max_length=1000)
+
+
+class ReleaseForm(forms.Form):
+    reason = forms.CharField(label="Why release this claim", max_length=1000)
