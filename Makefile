@@ -91,13 +91,20 @@ messages: install gettext
 	$(MANAGE) makemessages -l nl --no-obsolete $(MESSAGES_IGNORE)
 	$(MANAGE) compilemessages -l nl $(MESSAGES_IGNORE)
 
+# The tests run in PYTEST_WORKERS processes (pytest-xdist): 2, for a 2-core machine such as CI's, where
+# the tests' waits on servers and subprocesses leave a core free often enough; `auto` takes one a core,
+# 0 runs them in this one process. Each worker has a test database of its own (test_<name>_gw0, ...)
+# and, with CELERY_BROKER_URL, the Redis database N after its own for worker gwN (ratingsite.settings.test).
+# Tests marked xdist_group(name) run one after another on one worker (--dist loadgroup).
+PYTEST_WORKERS ?= 2
+
 # The checks first (lint, types of the engines and services, the import contracts of .importlinter, migrations), then the tests.
 test: install chromium gettext
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(MANAGE) makemigrations --check --dry-run
-	$(PY) -m pytest --ds=ratingsite.settings.test
+	$(PY) -m pytest --ds=ratingsite.settings.test -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The engines' own tests as plain Python: no Django plugin, no settings, no database (the
 # conftest above tests/engines is the site's). `make test` runs them with the rest too.

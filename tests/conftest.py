@@ -4,8 +4,15 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from hypothesis import settings as hypothesis_settings
 
 from ratingsite.celery import app as celery_app
+
+# No test asserts a time (hypothesis's default deadline fails an example slower than 200 ms): on a
+# loaded machine, or beside another pytest-xdist worker, a slow example is no failure. The engines'
+# conftest says the same for their runs without this one (`make test-engines`).
+hypothesis_settings.register_profile("untimed", deadline=None)
+hypothesis_settings.load_profile("untimed")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # what a developer's shell may hold, which no test here may inherit
 ENVIRONMENT = {
     "DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "REDIS_URL", "CACHE_URL", "ADMINS",
-    "TRUSTED_PROXIES", "EMAIL_BACKEND", "DJANGO_SETTINGS_MODULE",
+    "TRUSTED_PROXIES", "EMAIL_BACKEND", "DJANGO_SETTINGS_MODULE", "PYTEST_XDIST_WORKER", "TEST_BROKER_WORKER",
 }
 PRODUCTION = {
     "SECRET_KEY": "k" * 20 + "-Yq7#pW2!zR9@vT4$uX6%sN8^mB3&hJ5*", "ALLOWED_HOSTS": "ratings.example",
@@ -23,7 +23,7 @@ def clean_environment(env: dict) -> dict:
 def settings_in_subprocess(module: str, env: dict, expression: str) -> subprocess.CompletedProcess:
     code = f"import django; django.setup(); from django.conf import settings; print({expression})"
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=clean_environment({**env, "DJANGO_SETTINGS_MODULE": module}),
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_local_settings_use_a_sqlite_file_in_the_project_in_process_tasks_and_debug_pages():
@@ -61,7 +61,7 @@ def test_production_passes_the_deployment_checks_without_warnings():
     env.update(DJANGO_SETTINGS_MODULE="ratingsite.settings.production")
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
@@ -105,7 +105,7 @@ def test_local_settings_turn_debug_off_when_asked_and_take_a_given_key():
 
 def python(env: dict, *args: str) -> subprocess.CompletedProcess:
     """Python run in the project with no DJANGO_SETTINGS_MODULE: the entry point chooses."""
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=clean_environment(env), capture_output=True, text=True)
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=clean_environment(env), capture_output=True, text=True, timeout=120)
 
 
 def test_wsgi_and_celery_default_to_production_and_manage_py_to_the_base():
@@ -161,6 +161,28 @@ def test_the_embedded_default_caches_in_memory_and_the_tests_never_in_a_develope
     assert redis.stdout.strip() == FAIL_OPEN, redis.stderr
     tests = settings_in_subprocess("ratingsite.settings.test", {"REDIS_URL": "redis://127.0.0.1:6379/4"}, expression)
     assert tests.stdout.strip() == "django.core.cache.backends.locmem.LocMemCache", tests.stderr
+
+
+def test_each_xdist_worker_of_the_tests_has_a_broker_database_of_its_own_that_its_children_keep():
+    """gwN takes the Redis database N after CELERY_BROKER_URL's, and a process it starts keeps that
+    one (it is in the environment it inherits) rather than taking N more."""
+    expression = ("settings.CELERY_BROKER_URL, __import__('ratingsite.celery').celery.app.conf.broker_url, "
+                  "__import__('subprocess').run([__import__('sys').executable, '-c', 'import django; django.setup(); "
+                  "from django.conf import settings; print(settings.CELERY_BROKER_URL)'], capture_output=True, text=True, "
+                  "timeout=120).stdout.strip()")
+    broker = {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/4"}
+    urls = {worker: settings_in_subprocess("ratingsite.settings.test", {**broker, "PYTEST_XDIST_WORKER": worker}, expression)
+            for worker in ("gw0", "gw1", "gw3")}
+    assert {worker: result.stdout.split() for worker, result in urls.items()} == {
+        worker: [f"redis://127.0.0.1:6379/{number}"] * 3 for worker, number in (("gw0", 4), ("gw1", 5), ("gw3", 7))
+    }, [result.stderr for result in urls.values()]
+    alone = settings_in_subprocess("ratingsite.settings.test", broker, "settings.CELERY_BROKER_URL")
+    assert alone.stdout.strip() == "redis://127.0.0.1:6379/4", alone.stderr  # no xdist: as given
+    eager = settings_in_subprocess("ratingsite.settings.test", {"PYTEST_XDIST_WORKER": "gw1"}, "settings.CELERY_BROKER_URL")
+    assert eager.stdout.strip() == "memory://localhost/", eager.stderr
+    beyond = settings_in_subprocess("ratingsite.settings.test", {**broker, "PYTEST_XDIST_WORKER": "gw12"}, "1")
+    assert beyond.returncode != 0
+    assert "worker gw12 would take Redis database 16 after redis://127.0.0.1:6379/4's: run fewer workers" in beyond.stderr
 
 
 def test_a_cache_url_that_is_not_redis_is_refused_with_its_value():
@@ -220,7 +242,7 @@ def test_the_embedded_default_says_nothing_a_newcomer_reads_as_a_fault(tmp_path)
             "app.tasks['stats.tasks.refresh_summaries'].run = lambda *a, **k: print('refresh ran in-process')\n"
             "print(sent(signature('stats.tasks.refresh_summaries'), owed='a refresh'))\n")
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
         env=clean_environment({"DJANGO_SETTINGS_MODULE": "ratingsite.settings.local",
                                "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}),
     )

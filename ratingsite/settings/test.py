@@ -1,6 +1,11 @@
 """Tests: the local settings with fast password hashing, a cache of their own and plain static files;
 the database still comes from DATABASE_URL."""
-from .base import SILENCED_SYSTEM_CHECKS, site_caches
+import os
+from urllib.parse import urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import CELERY_BROKER_URL, SILENCED_SYSTEM_CHECKS, site_caches
 from .local import *  # noqa: F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -12,3 +17,28 @@ STORAGES = {
 # each test empties the cache: never a Redis that REDIS_URL may name for the developer's own site
 CACHES = site_caches("")
 SILENCED_SYSTEM_CHECKS = [*SILENCED_SYSTEM_CHECKS, "axes.W001"]
+
+REDIS_DATABASES = 16  # Redis's own default (`databases` in redis.conf)
+
+
+def worker_broker(url: str, worker: str) -> str:
+    """The broker of pytest-xdist's worker `worker` (gw0, gw1, ...): gwN takes the Redis database N
+    after url's, so that one worker's Celery worker never takes the tasks another worker's tests send
+    (their databases differ too: pytest-django names them test_<name>_gw0, test_<name>_gw1, ...)."""
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0) + int(worker.removeprefix("gw"))
+    if number >= REDIS_DATABASES:
+        raise ImproperlyConfigured(
+            f"pytest-xdist's worker {worker} would take Redis database {number} after {url}'s: "
+            f"run fewer workers (PYTEST_WORKERS) or give CELERY_BROKER_URL a lower database number."
+        )
+    return parts._replace(path=f"/{number}").geturl()
+
+
+# Celery reads CELERY_BROKER_URL from the environment before its settings, and the processes a test
+# starts (a worker, the recalculate command) inherit the environment: the worker's broker is set
+# there, once (TEST_BROKER_WORKER says it is, so that a child of the worker keeps it as it is).
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker and os.environ.get("TEST_BROKER_WORKER") != _worker and urlsplit(CELERY_BROKER_URL).scheme in {"redis", "rediss"}:
+    CELERY_BROKER_URL = os.environ["CELERY_BROKER_URL"] = worker_broker(CELERY_BROKER_URL, _worker)
+    os.environ["TEST_BROKER_WORKER"] = _worker

@@ -39,5 +39,5 @@ def test_the_engines_import_neither_django_nor_any_app():
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'django', 'ratings', 'tournaments', 'stats', 'audit', 'ratingsite'}))"
     )
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True, timeout=120)
     assert done.stdout.strip() == "[]"

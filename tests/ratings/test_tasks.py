@@ -59,14 +59,14 @@ def test_the_task_is_registered_once_django_is_set_up_without_importing_the_task
         "import django; django.setup(); from ratingsite.celery import app; "
         f"print({services.RECALCULATE_TASK!r} in app.tasks)"
     )
-    found = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+    found = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120,
                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "ratingsite.settings.test"})
     assert found.stdout.strip() == "True"
 
 
 def lost_run(system, *, status=RunStatus.RUNNING, retry_of=None) -> RecalculationRun:
     """A run whose process is gone: it names a process of this machine that has ended."""
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, timeout=60)
     run = RecalculationRun.objects.create(
         system=system, trigger=Trigger.CORRECTED, from_date=dt.date(2024, 2, 1), status=status, retry_of=retry_of,
         enqueued_at=timezone.now(), worker=f"{socket.gethostname()}:{ended.stdout.strip()}",

@@ -9,6 +9,9 @@ import subprocess
 import sys
 
 from ratingsite.settings.base import BASE_DIR
+from tests.reliability.test_broker_outage import ONE_AT_A_TIME
+
+pytestmark = ONE_AT_A_TIME
 
 HOLD = 7  # seconds each piece of background work keeps the write lock: longer than SQLite's default wait
 

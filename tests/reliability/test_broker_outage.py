@@ -29,7 +29,13 @@ from tests.reliability.test_worker_lost import wait_until
 from tests.roles import staff
 from tournaments.models import Event, EventStatus
 
-pytestmark = [pytest.mark.broker, pytest.mark.django_db(transaction=True)]
+# The fault tests that start servers of their own and bound how long an answer takes (here: a sanction
+# within 5 s while Redis hangs; gunicorn's cached pages beside a cache-busting loop; a write beside a
+# run holding SQLite's lock) run one after another on one pytest-xdist worker (`--dist loadgroup`): two
+# at once on two cores make each other's load, and their bounds would measure that.
+ONE_AT_A_TIME = pytest.mark.xdist_group("servers-with-time-bounds")
+
+pytestmark = [pytest.mark.broker, pytest.mark.django_db(transaction=True), ONE_AT_A_TIME]
 
 
 class OwnRedis:
@@ -51,8 +57,12 @@ class OwnRedis:
         wait_until(lambda: self._answers(), 10, "answer from the test's redis")
 
     def _answers(self) -> bool:
+        """Whether the redis-server started answers: itself, not another process that has taken its port
+        since it was probed free (tests in other xdist workers start their own on free ports too)."""
+        if self.process.poll() is not None:
+            raise AssertionError(f"the test's redis-server on port {self.port} ended as it started (the port taken?)")
         try:
-            return redis.Redis(port=self.port, socket_timeout=0.5).ping()
+            return redis.Redis(port=self.port, socket_timeout=0.5).info("server")["process_id"] == self.process.pid
         except redis.ConnectionError:
             return False
 

@@ -24,11 +24,11 @@ from django.conf import settings
 
 from stats.models import RaceMatchupSummary
 from stats.services import summaries_refresh
-from tests.reliability.test_broker_outage import OwnRedis
+from tests.reliability.test_broker_outage import ONE_AT_A_TIME, OwnRedis
 from tests.web.conftest import build_league, recalculate_all
 from tournaments.models import Race
 
-pytestmark = [pytest.mark.broker, pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.broker, pytest.mark.postgresql, pytest.mark.django_db(transaction=True), ONE_AT_A_TIME]
 
 ROOT = Path(__file__).resolve().parents[2]
 ROSTERS = 200  # online roster names that all met each other: a 200 × 200 grid of every race

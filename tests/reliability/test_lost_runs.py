@@ -30,7 +30,8 @@ TODAY = dt.date(2024, 9, 15)
 
 def dead_pid() -> int:
     """The pid of a process that has ended."""
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True,
+                           timeout=60)
     return int(ended.stdout)
 
 
@@ -125,15 +126,49 @@ def database_env() -> dict:
             "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"}
 
 
-def wait_for(process: subprocess.Popen, word: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
+def lines_of(process: subprocess.Popen) -> "queue.Queue[str | None]":
+    """The process's output lines as they come, then None at its end; read by a thread of its own, so
+    that a read that would wait for ever cannot hold the test."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def next_line(lines: "queue.Queue[str | None]", deadline: float) -> str | None:
+    """The next line, or None once the output has ended or the deadline (time.monotonic()) has passed."""
+    try:
+        return lines.get(timeout=max(deadline - time.monotonic(), 0))
+    except queue.Empty:
+        return None
+
+
+def error_output(process: subprocess.Popen) -> str:
+    """What the process (killed or ended) wrote to its error output, read for 30 s at most: a child
+    still alive holds the pipe open."""
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.append(process.stderr.read()), daemon=True)
+    reader.start()
+    reader.join(30)
+    return "".join(said)
+
+
+def wait_for(process: subprocess.Popen, word: str, timeout: float = 120) -> None:
+    """Until the process writes a line holding `word`; killed, and the test failed with its error
+    output, when it ends first or has not within `timeout` seconds."""
+    lines, deadline = lines_of(process), time.monotonic() + timeout
+    while (line := next_line(lines, deadline)) is not None:
         if word in line:
             return
-        if process.poll() is not None:
-            raise AssertionError(f"the process ended first: {process.stderr.read()}")
-    raise AssertionError(f"no {word!r} within {timeout} s")
+    ended = "it ended" if process.poll() is not None else f"nothing within {timeout} s"
+    process.kill()
+    process.wait(30)
+    pytest.fail(f"the process did not say {word!r} ({ended}): {error_output(process)}")
 
 
 @pytest.mark.postgresql
@@ -192,24 +227,14 @@ def replaying_children(command: subprocess.Popen, count: int, *, within: float) 
     """The pids of the command's processes that said "replaying", once `count` have; the command is
     killed and the test fails with its error output when they have not within `within` seconds (a
     line is read by a thread of its own: a read that waits for ever cannot hold the test)."""
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in command.stdout], daemon=True).start()
-    deadline, children = time.monotonic() + within, set()
-    while len(children) < count and (left := deadline - time.monotonic()) > 0:
-        try:
-            line = lines.get(timeout=left)
-        except queue.Empty:
-            break
+    lines, deadline, children = lines_of(command), time.monotonic() + within, set()
+    while len(children) < count and (line := next_line(lines, deadline)) is not None:
         if line.startswith("replaying"):
             children.add(int(line.split()[1]))
     if len(children) < count:
         command.kill()
         command.wait(30)
-        said: list[str] = []  # a child still alive holds the pipe open: read for a while only
-        reader = threading.Thread(target=lambda: said.append(command.stderr.read()), daemon=True)
-        reader.start()
-        reader.join(30)
-        pytest.fail(f"{len(children)} of {count} processes replaying after {within} s: {''.join(said)}")
+        pytest.fail(f"{len(children)} of {count} processes replaying after {within} s: {error_output(command)}")
     return children
 
 

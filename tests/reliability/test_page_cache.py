@@ -177,7 +177,8 @@ def test_a_page_cached_while_a_change_commits_is_rendered_again_after_it(client,
         page_cache.bump_on_commit()
         other = threading.Thread(target=another_request)
         other.start()
-        other.join()
+        other.join(60)
+        assert not other.is_alive(), "the other request did not answer within 60 s"
     assert queries_of(client, "/events/")[0] > 0
 
 

@@ -118,7 +118,7 @@ def test_the_generator_is_the_same_in_another_process():
     digests = {
         subprocess.run(
             [sys.executable, "-c", script],
-            capture_output=True, text=True, check=True, cwd=settings.BASE_DIR,
+            capture_output=True, text=True, check=True, timeout=120, cwd=settings.BASE_DIR,
             env={**os.environ, "PYTHONHASHSEED": hash_seed, "DJANGO_SETTINGS_MODULE": "ratingsite.settings.test"},
         ).stdout
         for hash_seed in ("1", "2")
