@@ -303,7 +303,7 @@ def _history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> c
     return charts.line_chart(
         [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points, titles[(race, variant)])
          for (race, variant), points in series.items()],
-        title=f"{coach.name}: {system.name} rating history",
+        title=f"{coach.public_name}: {system.name} rating history",
         description=(
             f"Step line of the rating after every {'event' if system.method == Method.NAF_ELO else 'rating period'}, "
             f"one line per {'race' if system.per_race else 'variant'}; the same figures are in the table below."
@@ -336,7 +336,7 @@ def breakdown(request, number: int, system: str):
     if current is not None:
         race, variant = current.race, current.variant
     elif variant is None or (system.per_race and race is None):
-        context["missing"] = f"{coach.name} has no {system.name} rating" + (
+        context["missing"] = f"{coach.public_name} has no {system.name} rating" + (
             f" with {race}" if race else ""
         ) + (f" in {variant}" if variant else "") + "."
         return render(request, "rating_pages/breakdown.html", context, status=404)
@@ -350,7 +350,7 @@ def breakdown(request, number: int, system: str):
         for p in result.recent
     ]
     if not result.periods and not result.waiting:
-        context["missing"] = f"{coach.name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
+        context["missing"] = f"{coach.public_name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
         return render(request, "rating_pages/breakdown.html", context, status=404)
     if result.period is None and (form.cleaned_data["period"] or not result.waiting):
         context["missing"] = f"There is no period “{form.cleaned_data['period']}” in this breakdown; choose one below."

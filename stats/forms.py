@@ -22,14 +22,15 @@ def coach_lookup(text: str) -> Coach:
             raise forms.ValidationError(f"No coach has the federation number {text}.")
         return coach
     key = search_key(text)
-    exact = list(Coach.objects.filter(search_name=key)[:2]) if key else []
+    exact = list(Coach.objects.filter(public_search_name=key)[:2]) if key else []
     if len(exact) == 1:
         return exact[0]
-    candidates = exact or list(Coach.objects.filter(coach_search_q(text, numbers=False)).order_by("search_name", "number")[:6])
+    found = Coach.objects.filter(coach_search_q(text, numbers=False, public=True))
+    candidates = exact or list(found.order_by("public_search_name", "number")[:6])
     if not candidates:
         raise forms.ValidationError(f"No coach is called “{text}”.")
     if len(candidates) > 1:
-        shown = ", ".join(f"{c.name} ({c.number})" for c in candidates[:5])
+        shown = ", ".join(f"{c.public_name} ({c.number})" for c in candidates[:5])
         more = " and more" if len(candidates) > 5 else ""
         raise forms.ValidationError(f"“{text}” matches several coaches: {shown}{more}. Use a federation number.")
     return candidates[0]

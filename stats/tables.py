@@ -26,8 +26,8 @@ def country_name(code: str) -> str:
 
 # What a game's cells are made of, as the CSV export reads them in one query (values), in game_text's order.
 GAME_FIELDS = (
-    "played_at", "event__name", "event__variant__name", "event__country", "home_coach__number", "home_coach__name",
-    "home_race__name", "home_touchdowns", "away_touchdowns", "away_coach__name", "away_coach__number", "away_race__name",
+    "played_at", "event__name", "event__variant__name", "event__country", "home_coach__number", "home_coach__public_name",
+    "home_race__name", "home_touchdowns", "away_touchdowns", "away_coach__public_name", "away_coach__number", "away_race__name",
     "kind", "conceded_by",
 )
 KIND_NAMES = dict(GameKind.choices)
@@ -164,10 +164,10 @@ class GamesTable(StatsTable):
     variant = tables.Column(accessor="event__variant__name", verbose_name="Variant")
     country = EventCountryColumn()
     home_number = NumberColumn(accessor="home_coach__number", verbose_name="Number")
-    home_coach = tables.Column(accessor="home_coach__name", verbose_name="Coach")
+    home_coach = tables.Column(accessor="home_coach__public_name", verbose_name="Coach")
     home_race = tables.Column(accessor="home_race__name", verbose_name="Race")
     score = tables.Column(accessor="pk", verbose_name="Score")
-    away_coach = tables.Column(accessor="away_coach__name", verbose_name="Opponent")
+    away_coach = tables.Column(accessor="away_coach__public_name", verbose_name="Opponent")
     away_number = NumberColumn(accessor="away_coach__number", verbose_name="Number")
     away_race = tables.Column(accessor="away_race__name", verbose_name="Race")
     kind = tables.Column(accessor="pk", verbose_name="Result")
@@ -185,8 +185,8 @@ class GamesTable(StatsTable):
         country = game.event.country
         return game_text((
             game.played_at, game.event.name, game.event.variant.name, country.code if country else "",
-            game.home_coach.number, game.home_coach.name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
-            game.away_coach.name, game.away_coach.number, game.away_race.name, game.kind, game.conceded_by,
+            game.home_coach.number, game.home_coach.public_name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
+            game.away_coach.public_name, game.away_coach.number, game.away_race.name, game.kind, game.conceded_by,
         ))
 
     def text_cells(self, record) -> list:
@@ -239,7 +239,7 @@ class NamedCoachesTable(StatsTable):
 
 class CoachRecordTable(NamedCoachesTable):
     number = CoachNumberColumn(accessor="coach__number", verbose_name="Number", orderable=True)
-    coach = tables.Column(accessor="coach__name", verbose_name="Coach", orderable=True)
+    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach", orderable=True)
     nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
     games = NumberColumn(verbose_name="Games", orderable=True)
     wins = NumberColumn(verbose_name="W", orderable=True)
@@ -354,7 +354,7 @@ class DifferentialTable(StatsTable):
 class TopGamesTable(StatsTable):
     position = PositionColumn()
     number = CoachNumberColumn(accessor="coach__number", verbose_name="Number")
-    coach = tables.Column(accessor="coach__name", verbose_name="Coach")
+    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach")
     nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
     games = NumberColumn(verbose_name="Games")
 
@@ -401,7 +401,7 @@ class AwardTable(StatsTable):
     country = EventCountryColumn()
     category = tables.Column(verbose_name="Award")
     number = CoachNumberColumn(accessor="coach__number", verbose_name="Number")
-    coach = tables.Column(accessor="coach__name", verbose_name="Coach")
+    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach")
     race = tables.Column(accessor="race__name", verbose_name="Race", default="")
 
     class Meta(StatsTable.Meta):
@@ -410,7 +410,7 @@ class AwardTable(StatsTable):
 
 class AwardCoachTable(NamedCoachesTable):
     number = NumberColumn(accessor="coach__number", verbose_name="Number")
-    coach = tables.Column(accessor="coach__name", verbose_name="Coach")
+    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach")
     nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
     awards = NumberColumn(verbose_name="Awards")
     events = NumberColumn(verbose_name="Events")

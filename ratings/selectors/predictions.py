@@ -328,7 +328,7 @@ def _event_totals(event: Event, games: list[Game], columns: list[SystemPredictio
                     total.rating = side.rating
             if home.we is not None and away.we is not None and fixed(home.we, WE_PLACES) != fixed(away.we, WE_PLACES):
                 round_.favourites[index][1].add(home if home.we > away.we else away)
-    ordered = sorted(coaches, key=lambda pk: (coaches[pk][0].coach.name, pk))
+    ordered = sorted(coaches, key=lambda pk: (coaches[pk][0].coach.public_name, pk))
     for index, column in enumerate(columns):
         column.coaches = [coaches[pk][index] for pk in ordered]
         for total in column.coaches:
