@@ -99,8 +99,9 @@ ANONYMOUS_LABEL = "Anonymous coach"
 
 def coach_label(pk: int) -> str:
     """The stable anonymous label of coach `pk` ("Anonymous coach 7F3A9C"): a keyed hash (HMAC with
-    SECRET_KEY) of its id, which no one without the key can trace back to the coach."""
-    return f"{ANONYMOUS_LABEL} {salted_hmac('tournaments.coach_label', str(pk)).hexdigest()[:6].upper()}"
+    COACH_LABEL_KEY, else SECRET_KEY) of its id, which no one without the key can trace back to the coach."""
+    code = salted_hmac("tournaments.coach_label", str(pk), secret=settings.COACH_LABEL_KEY or None).hexdigest()
+    return f"{ANONYMOUS_LABEL} {code[:6].upper()}"
 
 
 _KEPT_FIELDS = ("name", "visibility", "pseudonym")

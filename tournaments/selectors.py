@@ -280,8 +280,8 @@ def _games_elsewhere(games: list[tuple[Pairing, tuple[int, int]]], *, others: Qu
         # a day either side: the round's date decides, played_at only narrows the search to an index
         played_at__gte=dt.datetime.combine(min(days) - dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC),
         played_at__lt=dt.datetime.combine(max(days) + dt.timedelta(days=2), dt.time(), tzinfo=dt.UTC),
-    ).values_list("event_id", "round__date", "home_coach__number", "home_coach__name", "away_coach__number",
-                  "away_coach__name", "home_touchdowns", "away_touchdowns")
+    ).values_list("event_id", "round__date", "home_coach__number", "home_coach__public_name", "away_coach__number",
+                  "away_coach__public_name", "home_touchdowns", "away_touchdowns")
     for event_id, day, home, home_name, away, away_name, home_td, away_td in rows:
         pairing, score = _pairing(day, home, away, home_td, away_td)
         theirs[pairing][event_id].add(score)
