@@ -161,7 +161,7 @@ def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> N
         cursor.execute(
             f"INSERT INTO {published} (publication_id, coach_number, coach_name, nationality, race_slug, race_name,"
             f" variant_slug, variant_name, {', '.join(_COPIED)})"
-            f" SELECT %s, c.number, c.name, coalesce(c.nationality, ''), coalesce(r.slug, ''), coalesce(r.name, ''),"
+            f" SELECT %s, c.number, c.public_name, coalesce(c.nationality, ''), coalesce(r.slug, ''), coalesce(r.name, ''),"
             f" v.slug, v.name, {figures}"
             f" FROM {entry} e JOIN {coach} c ON c.id = e.coach_id LEFT JOIN {race} r ON r.id = e.race_id"
             # the system too: on PostgreSQL it picks the system's partition of the entries

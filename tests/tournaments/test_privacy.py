@@ -83,6 +83,14 @@ def test_a_pseudonym_or_a_hidden_profile_replaces_the_name_everywhere_public(cli
     assert ANNA in staff_client.get(f"/staff/coaches/{anna.number}/privacy/").content.decode()
 
 
+def test_a_list_published_after_the_choice_names_the_coach_as_he_chose(league):
+    privacy.coach_privacy_set(coach=league["anna"], visibility=Visibility.PSEUDONYM, pseudonym="Red Baron", actor=None)
+    before = Publication.objects.count()
+    recalculate_all(dt.date(2024, 11, 15))
+    assert Publication.objects.count() > before
+    assert set(PublishedEntry.objects.filter(coach_number=101).values_list("coach_name", flat=True)) == {"Red Baron"}
+
+
 def test_a_hidden_coach_is_found_by_his_label_not_his_name(client, league):
     anna = league["anna"]
     privacy.coach_privacy_set(coach=anna, visibility=Visibility.HIDDEN, actor=staff())
