@@ -178,7 +178,7 @@ def erasures_replay(*, log_file: str | None = None) -> list[int]:
             CoachErasure.objects.get_or_create(coach_id=coach_id, defaults={"erased_on": erased_on})
     logged = dict(CoachErasure.objects.values_list("coach_id", "erased_on"))
     again = []
-    for coach in Coach.objects.select_for_update().filter(pk__in=list(logged)).select_related("user"):
+    for coach in Coach.objects.select_for_update().filter(pk__in=list(logged)):
         if _still_personal(coach):
             before = coach.public_name
             if coach.erased_at is None:
