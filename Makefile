@@ -19,7 +19,7 @@ UV_VERSION := 0.13.9
 LOCK_FLAGS ?=
 COMPILE = $(VENV)/bin/uv pip compile --quiet --universal --generate-hashes --python-version 3.11 $(LOCK_FLAGS)
 
-.PHONY: install install-prod bench-install lock demo serve test migrate chromium mutants
+.PHONY: install install-prod bench-install lock demo serve test migrate chromium gettext messages mutants
 
 # Browser tests drive Debian's Chromium; install it when it is missing (root, or sudo).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -78,8 +78,21 @@ serve: migrate
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# GNU gettext: makemessages and compilemessages, and the test that the Dutch catalogue holds every
+# marked string (tests/test_translations.py). The site itself reads the committed .mo and needs none.
+gettext:
+	@command -v xgettext >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gettext >/dev/null; }
+
+# The Dutch catalogue after a string was added or changed: locale/nl/LC_MESSAGES/django.po gains the
+# new strings (translate them, and remove any "fuzzy" mark), then `make messages` again compiles
+# the django.mo the site loads. Commit both.
+MESSAGES_IGNORE := -i .venv -i tests -i bench -i tools -i staticfiles -i static
+messages: install gettext
+	$(MANAGE) makemessages -l nl --no-obsolete $(MESSAGES_IGNORE)
+	$(MANAGE) compilemessages -l nl $(MESSAGES_IGNORE)
+
 # The checks first (lint, types of the engines and services, the import contracts of .importlinter, migrations), then the tests.
-test: install chromium
+test: install chromium gettext
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports

@@ -1,11 +1,13 @@
 """The page of how well the systems predict: a read of the stored accuracy reports and the latest
 parameter search (the ratings' models, written by assurance.accuracy and assurance.tuning)."""
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from assurance.accuracy.metrics import DRAW_PRIOR_GAMES, DRAW_PRIOR_RATE, RACE_PRIOR_GAMES
 from assurance.accuracy.report import PREDICTORS, accuracy_reports
 from assurance.tuning.selectors import parameter_search_latest
 from ratingsite import charts
+from ratingsite.languages import on_page
 
 
 def about_accuracy(request):
@@ -28,12 +30,19 @@ def _calibration_chart(report: dict):
     if not points:
         return None
     return charts.line_chart(
-        [charts.Series("Observed score", points,
-                       [f"{b['low']:.1f}–{b['high']:.1f}: expected {b['expected']:.3f}, observed {b['observed']:.3f}, {b['games']:,} games"
-                        for b in report["calibration"] if b["games"]]),
-         charts.Series("Perfect calibration", [(0.0, 0.0), (1.0, 1.0)])],
-        title=f"{report['name']}: calibration", description="Mean observed score against mean expected score, in ten bins",
-        x_label="Expected score", y_label="Observed score",
+        [charts.Series(_("Observed score"), points, [_bin_title(b) for b in report["calibration"] if b["games"]]),
+         charts.Series(_("Perfect calibration"), [(0.0, 0.0), (1.0, 1.0)])],
+        title=_("%(name)s: calibration") % {"name": report["name"]},
+        description=_("Mean observed score against mean expected score, in ten bins"),
+        x_label=_("Expected score"), y_label=_("Observed score"),
     )
 
 
+
+
+def _bin_title(bin_: dict) -> str:
+    """What a calibration point says on hover, its figures as the page's language writes them."""
+    return _("%(low)s–%(high)s: expected %(expected)s, observed %(observed)s, %(games)s games") % {
+        "low": on_page(f"{bin_['low']:.1f}"), "high": on_page(f"{bin_['high']:.1f}"),
+        "expected": on_page(f"{bin_['expected']:.3f}"), "observed": on_page(f"{bin_['observed']:.3f}"), "games": f"{bin_['games']:,}",
+    }

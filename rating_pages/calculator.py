@@ -12,10 +12,6 @@ from ratings.selectors import public_systems
 if TYPE_CHECKING:
     from ratings.models import RatingSystem
 
-EVENT_PREFIX = "event:"
-
-
-
 
 def system_configs() -> list[tuple[RatingSystem, object]]:
     """Every active system with its validated engine configuration, in display order."""

@@ -88,6 +88,18 @@ def _numbered_lines(text: str, limit: int, what: str) -> list[tuple[int, str]]:
 def _parse_result(number: int, line: str) -> CalculatorResult:
     """One line "Rc [φ] W [R0=…] [Nv=…]"; raises ValidationError naming the line."""
     quoted = f"Line {number} (“{line}”)"
+    positional, late = _tokens(quoted, line)
+    if len(positional) not in (2, 3):
+        raise ValidationError(f"{quoted}: give the opponent's rating, optionally their φ, then the score.")
+    score = _score(positional[-1])
+    if score is None:
+        raise ValidationError(f"{quoted}: the score must be 1, 0.5 or 0 (or W, D, L).")
+    rating, phi = _opponent(number, quoted, positional)
+    return CalculatorResult(rating, phi, score, _late_r0(quoted, late), _late_nv(quoted, late))
+
+
+def _tokens(quoted: str, line: str) -> tuple[list[str], dict[str, str]]:
+    """A result line's positional tokens, and its R0=… and Nv=… (by lower-case name)."""
     positional, late = [], {}
     for token in line.replace(",", " ").replace("\t", " ").split():
         name, equals, value = token.partition("=")
@@ -97,11 +109,11 @@ def _parse_result(number: int, line: str) -> CalculatorResult:
             late[name.lower()] = value
         else:
             raise ValidationError(f"{quoted}: “{token}” is not known; a late KNSB game takes R0=… and Nv=….")
-    if len(positional) not in (2, 3):
-        raise ValidationError(f"{quoted}: give the opponent's rating, optionally their φ, then the score.")
-    score = _score(positional[-1])
-    if score is None:
-        raise ValidationError(f"{quoted}: the score must be 1, 0.5 or 0 (or W, D, L).")
+    return positional, late
+
+
+def _opponent(number: int, quoted: str, positional: list[str]) -> tuple[float, float | None]:
+    """The opponent's rating and φ (None if not given) of a result line, each within its limits."""
     try:
         rating = float(positional[0])
         phi = float(positional[1]) if len(positional) == 3 else None
@@ -111,23 +123,34 @@ def _parse_result(number: int, line: str) -> CalculatorResult:
         raise ValidationError(f"Line {number}: the opponent's rating must lie between −10000 and 10000.")
     if phi is not None and not 0 < phi <= PHI_LIMIT:
         raise ValidationError(f"Line {number}: the opponent's φ must be above 0 and at most 2000.")
-    r0 = nv = None
-    if "r0" in late:
-        try:
-            r0 = float(late["r0"])
-        except ValueError:
-            r0 = None
-        if r0 is None or not -RATING_LIMIT <= r0 <= RATING_LIMIT:
-            raise ValidationError(
-                f"{quoted}: R0= (the older list's rating of a late KNSB game) must be a number from −10000 to 10000."
-            )
-    if "nv" in late:
-        nv = int(late["nv"]) if late["nv"].isdigit() else None
-        if nv is None or not 1 <= nv <= RATING_LIMIT:
-            raise ValidationError(
-                f"{quoted}: Nv= (the older list's Nv of a late KNSB game) must be a whole number from 1 to 10000."
-            )
-    return CalculatorResult(rating, phi, score, r0, nv)
+    return rating, phi
+
+
+def _late_r0(quoted: str, late: dict[str, str]) -> float | None:
+    """A late KNSB game's R0= (the older list's rating), None if not given."""
+    if "r0" not in late:
+        return None
+    try:
+        r0 = float(late["r0"])
+    except ValueError:
+        r0 = None
+    if r0 is None or not -RATING_LIMIT <= r0 <= RATING_LIMIT:
+        raise ValidationError(
+            f"{quoted}: R0= (the older list's rating of a late KNSB game) must be a number from −10000 to 10000."
+        )
+    return r0
+
+
+def _late_nv(quoted: str, late: dict[str, str]) -> int | None:
+    """A late KNSB game's Nv= (the older list's Nv), None if not given."""
+    if "nv" not in late:
+        return None
+    nv = int(late["nv"]) if late["nv"].isdigit() else None
+    if nv is None or not 1 <= nv <= RATING_LIMIT:
+        raise ValidationError(
+            f"{quoted}: Nv= (the older list's Nv of a late KNSB game) must be a whole number from 1 to 10000."
+        )
+    return nv
 
 
 def parse_results(text: str) -> list[CalculatorResult]:
@@ -309,24 +332,32 @@ class CalculatorForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        for name in ("coaches", "phi", "sigma", "opponent_phi", "idle_periods", "nv"):
-            if cleaned.get(name) is None and name not in self.errors:
-                cleaned[name] = self.fields[name].initial
-        for name in ("mu", "rl"):
-            if cleaned.get(name) is None and cleaned.get("rating") is not None:
-                cleaned[name] = cleaned["rating"]
-        if cleaned.get("existing_races") and not cleaned.get("new_race"):
-            self.add_error("existing_races", "These are used for a new race only: tick “A new race” or leave them empty.")
-        if cleaned.get("new_race") and cleaned.get("idle_periods"):
-            self.add_error("idle_periods", "A new race has no idle periods: leave 0, or untick “A new race”.")
-        if cleaned.get("nv") == 0 and any(r.r0 is not None or r.nv is not None for r in cleaned.get("results") or ()):
-            self.add_error("results", "R0= and Nv= are for a rated player's late game; with KNSB Nv 0 the games go into the depot.")
+        self._fill_defaults(cleaned)
+        self._check_combinations(cleaned)
         if not self.errors:
             try:
                 cleaned["configs"] = self._configs(cleaned)
             except ValueError as error:  # the engine's own check, should a form limit let a value through
                 raise ValidationError(str(error)) from None
         return cleaned
+
+    def _fill_defaults(self, cleaned: dict) -> None:
+        """Each option left empty as configured; μ and Rl, left empty, the rating entered."""
+        for name in ("coaches", "phi", "sigma", "opponent_phi", "idle_periods", "nv"):
+            if cleaned.get(name) is None and name not in self.errors:
+                cleaned[name] = self.fields[name].initial
+        for name in ("mu", "rl"):
+            if cleaned.get(name) is None and cleaned.get("rating") is not None:
+                cleaned[name] = cleaned["rating"]
+
+    def _check_combinations(self, cleaned: dict) -> None:
+        """The options that contradict each other, each refused on its field."""
+        if cleaned.get("existing_races") and not cleaned.get("new_race"):
+            self.add_error("existing_races", "These are used for a new race only: tick “A new race” or leave them empty.")
+        if cleaned.get("new_race") and cleaned.get("idle_periods"):
+            self.add_error("idle_periods", "A new race has no idle periods: leave 0, or untick “A new race”.")
+        if cleaned.get("nv") == 0 and any(r.r0 is not None or r.nv is not None for r in cleaned.get("results") or ()):
+            self.add_error("results", "R0= and Nv= are for a rated player's late game; with KNSB Nv 0 the games go into the depot.")
 
     def _configs(self, cleaned) -> dict:
         """Each method's configuration with the options entered (the rest as configured)."""

@@ -123,6 +123,23 @@ class ImportedListField(forms.CharField):
         return entry
 
 
+def _with_default(help_text: str, default) -> str:
+    """A parameter's help text, then its default (a tuple's default, a list, is not shown)."""
+    shown = "none" if default is None else default.isoformat() if isinstance(default, dt.date) else _plain_number(default)
+    return " ".join(part for part in (help_text, f"Default: {shown}." if not isinstance(default, tuple) else "") if part)
+
+
+def _typed_field(kind, attrs: dict, common: dict) -> forms.Field | None:
+    """The field of a number or date parameter (None: of another type)."""
+    if kind is int:
+        return forms.IntegerField(widget=forms.NumberInput(attrs={**attrs, "inputmode": "numeric"}), **common)
+    if kind is float:
+        return forms.FloatField(widget=forms.NumberInput(attrs={**attrs, "step": "any", "inputmode": "decimal"}), **common)
+    if kind is dt.date:
+        return forms.DateField(widget=DATE, **common)
+    return None
+
+
 class RatingSystemForm(forms.Form):
     inactive_after_months = forms.IntegerField(required=False, min_value=1, max_value=240, widget=NUMBER)
     variants = forms.ModelMultipleChoiceField(queryset=Variant.objects.all(), required=False,
@@ -153,21 +170,15 @@ class RatingSystemForm(forms.Form):
         kind = next((arg for arg in typing.get_args(hint) if arg is not type(None)), hint) if optional else hint
         low, high = getattr(module, "PARAMETER_RANGES", {}).get(spec.name, (None, None))
         choices = getattr(module, "PARAMETER_CHOICES", {}).get(spec.name)
-        default = spec.default
-        shown = "none" if default is None else default.isoformat() if isinstance(default, dt.date) else _plain_number(default)
-        help_text = " ".join(part for part in (help_text, f"Default: {shown}." if not isinstance(default, tuple) else "") if part)
-        common = {"label": label, "help_text": help_text, "required": False}
+        common = {"label": label, "help_text": _with_default(help_text, spec.default), "required": False}
         attrs = {"class": "narrow", **({"min": low} if low is not None else {}), **({"max": high} if high is not None else {})}
         if kind is bool:
             return forms.BooleanField(**common)
         if choices:
             return forms.ChoiceField(choices=[(choice, choice.replace("_", " ")) for choice in choices], **{**common, "required": True})
-        if kind is int:
-            return forms.IntegerField(widget=forms.NumberInput(attrs={**attrs, "inputmode": "numeric"}), **common)
-        if kind is float:
-            return forms.FloatField(widget=forms.NumberInput(attrs={**attrs, "step": "any", "inputmode": "decimal"}), **common)
-        if kind is dt.date:
-            return forms.DateField(widget=DATE, **common)
+        field = _typed_field(kind, attrs, common)
+        if field is not None:
+            return field
         if spec.name == "initial_list":
             return ImportedListField(**common)
         raise TypeError(f"{spec.name}: the staff's form has no field for {hint}")

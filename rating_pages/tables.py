@@ -21,6 +21,7 @@ from django.utils.html import format_html
 from django.utils.translation import get_language
 from django_countries import countries
 
+from rating_pages.columns import presentation
 from ratingsite.formatting import fixed, rating_places, signed
 from tournaments.models import EventStatus
 
@@ -200,16 +201,13 @@ class RankingTable(FastRowsTable):
         empty_text = "No ratings match these filters."
 
     def __init__(self, *args, system, inactive_rule: str, caption: str = "", provisional=None, **kwargs):
-        """`provisional`: the system's ProvisionalRule (selectors.provisional_rule), whose "?" marks
+        """`provisional`: the system's provisional rule (rules.provisional_rule), whose "?" marks
         the values it calls provisional; the CSV keeps the bare value."""
         # an exclude argument replaces Meta.exclude in django-tables2: keep both
         exclude = [*(self._meta.exclude or ()), *kwargs.pop("exclude", ())]
         if not system.per_race:
             exclude += ["race", "overall_rank"]
-        if not system.is_glicko:
-            exclude += ["mu", "phi"]
-        if system.method != "knsb":
-            exclude += ["nv"]
+        exclude += presentation(system.method).ranking_hides
         super().__init__(*args, exclude=exclude, **kwargs)
         self.system = system
         self.places = rating_places(system.method)
@@ -400,9 +398,8 @@ class ListEntryTable(FastRowsTable):
         self.system = system
         self.places = rating_places(system.method)
         self.caption = caption
-        if starters and system.method == "knsb":  # seed 004's columns of a start rating
-            self.columns["games_counted"].column.verbose_name = "Nt"
-            self.columns["games_played"].column.verbose_name = "Gt"
+        for name, header in presentation(system.method).starter_headers if starters else ():  # KNSB: seed 004's
+            self.columns[name].column.verbose_name = header
 
     cell_coach = RankingTable.cell_coach
     cell_number = RankingTable.cell_number

@@ -16,9 +16,11 @@ from typing import NamedTuple
 from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_lazy
 from django_countries import countries
 
 from ratingsite import formatting
+from ratingsite.languages import on_page
 from ratingsite.ticks import nice_ticks
 
 PALETTE = ["#0b5cad", "#c2410c", "#1b7a3a", "#7c3aed", "#b3261e", "#0e7490", "#a16207", "#be185d"]
@@ -242,8 +244,9 @@ def map_pin(latitude: float, longitude: float, *, label: str, width: int = 360, 
     x = (float(longitude) + 180.0) / 360.0 * width
     y = (90.0 - float(latitude)) / 180.0 * height
     return Pin(
-        title=f"Where: {label}",
-        description=f"{label}: latitude {float(latitude):.4f}, longitude {float(longitude):.4f}",
+        title=gettext("Where: %(place)s") % {"place": label},
+        description=gettext("%(place)s: latitude %(latitude)s, longitude %(longitude)s") % {
+            "place": label, "latitude": f"{float(latitude):.4f}", "longitude": f"{float(longitude):.4f}"},
         uid=next(_ids), width=width, height=height, x=_n(x), y=_n(y), head_y=_n(y - 14), outline=static(WORLD_OUTLINE),
     )
 
@@ -290,9 +293,10 @@ def race_grid(grid) -> RaceGrid:
             if cell is None:
                 drawn.append(GridCell())
                 continue
-            title = f"{race.name} against {opponent.name}: {cell.wins} W, {cell.draws} D, {cell.losses} L"
+            title = gettext("%(race)s against %(opponent)s: %(wins)s W, %(draws)s D, %(losses)s L") % {
+                "race": race.name, "opponent": opponent.name, "wins": cell.wins, "draws": cell.draws, "losses": cell.losses}
             colours = ("", "") if race == opponent else ratio_colours(cell.ratio)
-            drawn.append(GridCell(title, formatting.percent(cell.ratio), cell.games, *colours))
+            drawn.append(GridCell(title, on_page(formatting.percent(cell.ratio)), cell.games, *colours))
         rows.append((race.name, drawn))
     return RaceGrid(rows)
 
@@ -430,10 +434,10 @@ def differential_bars(rows: list[dict], *, title: str, width: int = 720) -> Diff
 
 REGIONS = {
     # name: (label, west, east, south, north)
-    "world": ("World", -180, 180, -60, 85),
-    "europe": ("Europe", -25, 45, 34, 72),
-    "north-america": ("North America", -170, -50, 10, 75),
-    "oceania": ("Oceania", 110, 180, -50, -5),
+    "world": (gettext_lazy("World"), -180, 180, -60, 85),
+    "europe": (gettext_lazy("Europe"), -25, 45, 34, 72),
+    "north-america": (gettext_lazy("North America"), -170, -50, 10, 75),
+    "oceania": (gettext_lazy("Oceania"), 110, 180, -50, -5),
 }
 
 
@@ -476,7 +480,8 @@ def places_map(places: list, *, region: str = "world") -> PlacesMap:
         radius = max(0.6, 9 * math.sqrt(place.games / largest)) * scale
         name = ", ".join(part for part in (place.city, countries.name(place.country) if place.country else "") if part)
         circles.append(Circle(
-            _n(place.longitude * squeeze, 3), _n(-place.latitude, 3), _n(radius, 3), name or "Unknown place", place.games, place.events,
+            _n(place.longitude * squeeze, 3), _n(-place.latitude, 3), _n(radius, 3), name or gettext("Unknown place"),
+            place.games, place.events,
         ))
     return PlacesMap(
         " ".join(_n(v, 2) for v in view), label, _n(squeeze, 4), static(WORLD_OUTLINE), _n(0.25 * scale, 3), circles,

@@ -4,6 +4,8 @@ Downloads stream, with a byte order mark first so that spreadsheets read accente
 Zoë) as UTF-8. Commands that print CSV for other programs write the mark only when asked.
 Figures arrive as text already formatted by `ratingsite.formatting`: a bare float or Decimal is refused.
 Text that a spreadsheet would run as a formula is written so that it shows as text.
+A CSV is the same file in every language of the site: its header and cells are made in the site's
+own language (English), figures and dates never localised, whatever the page's address.
 Apps call this module; it imports none of them.
 """
 from __future__ import annotations
@@ -14,7 +16,9 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any, Protocol
 
+from django.conf import settings
 from django.http import StreamingHttpResponse
+from django.utils import translation
 
 BOM = "\ufeff"
 CONTENT_TYPE = "text/csv; charset=utf-8"
@@ -86,14 +90,20 @@ def _csv_chunks(
     The header is checked before the first piece is asked for, so a bad one fails at once and not
     half-way through a download.
     """
-    names = checked_header(header)
+    with translation.override(settings.LANGUAGE_CODE):
+        names = checked_header(header)
     writer = csv.writer(_Echo(), lineterminator=line_end)
 
     def chunks() -> Iterator[str]:
         yield (BOM if bom else "") + writer.writerow(names)
         remaining = iter(rows)
-        while batch := list(islice(remaining, ROWS_PER_CHUNK)):
-            yield "".join([writer.writerow([_cell(value) for value in row]) for row in batch])
+        while True:
+            # the rows are read as the download goes, after the view has returned: each batch in English
+            with translation.override(settings.LANGUAGE_CODE):
+                batch = [[_cell(value) for value in row] for row in islice(remaining, ROWS_PER_CHUNK)]
+            if not batch:
+                return
+            yield "".join([writer.writerow(row) for row in batch])
     return chunks()
 
 

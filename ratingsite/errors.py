@@ -7,6 +7,7 @@ from django.http import Http404, HttpResponseBadRequest, HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
 from django.urls import Resolver404
+from django.utils.translation import gettext
 
 from .context_processors import navigation
 
@@ -33,11 +34,11 @@ def _without_request(template: str, context: dict) -> str:
 
 def bad_request(request, exception=None):
     if isinstance(exception, RequestDataTooBig):
-        message = "What you sent is larger than the site accepts. Nothing was saved."
+        message = gettext("What you sent is larger than the site accepts. Nothing was saved.")
     elif isinstance(exception, (TooManyFieldsSent, TooManyFilesSent)):
-        message = "What you sent has more fields than the site accepts. Nothing was saved."
+        message = gettext("What you sent has more fields than the site accepts. Nothing was saved.")
     else:
-        message = "The site could not understand this request."
+        message = gettext("The site could not understand this request.")
     return HttpResponseBadRequest(_without_request("400.html", {"message": message}))
 
 
@@ -46,8 +47,8 @@ def permission_denied(request, exception=None):
 
 
 def csrf_failure(request, reason=""):
-    message = ("The form could not be checked: its security token is missing or has expired (or cookies "
-               "are blocked). Go back, reload the page and send the form again.")
+    message = gettext("The form could not be checked: its security token is missing or has expired (or cookies "
+                      "are blocked). Go back, reload the page and send the form again.")
     return render(request, "403.html", {"message": message}, status=403)
 
 

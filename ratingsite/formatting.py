@@ -43,3 +43,9 @@ def percent(ratio, places: int = 1) -> str:
 def rating_places(method: str) -> int:
     """Decimals a rating of this method is shown with: KNSB ratings are whole numbers."""
     return 0 if method == "knsb" else 2
+
+
+def with_decimal_separator(text: str, separator: str) -> str:
+    """A figure's text as `fixed`, `signed` or `percent` give it, its decimal point written as
+    `separator` (a page's language: "2,68" in Dutch); CSV and exports keep the point."""
+    return text.replace(".", separator, 1) if separator != "." else text

@@ -14,6 +14,7 @@ from django.dispatch import receiver
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse_lazy
+from django.utils.translation import gettext, ngettext
 from redis.exceptions import RedisError
 
 from .middleware import client_address
@@ -26,7 +27,7 @@ LIMITED_VIEWS = {"login", "admin:login", "ratingsite.login_limits.PasswordResetV
 
 
 def _minutes(count: int) -> str:
-    return f"{count} minute{'' if count == 1 else 's'}"
+    return ngettext("%(count)s minute", "%(count)s minutes", count) % {"count": count}
 
 
 def attempted_username(request, credentials=None) -> str | None:
@@ -90,7 +91,7 @@ class AccountLockBackend:
 
     def authenticate(self, request, username=None, **credentials):
         if username and AccountFailures(username).locked:
-            raise PermissionDenied("This account is locked after too many failed logins.")
+            raise PermissionDenied(gettext("This account is locked after too many failed logins."))
         return None
 
 
@@ -155,6 +156,7 @@ class PasswordResetView(auth_views.PasswordResetView):
         minutes = reset_request_counted(client_address(self.request), form.cleaned_data["email"])
         if minutes is None:
             return super().form_valid(form)
-        form.add_error(None, "Too many requests to reset a password from your address or for this e-mail "
-                             f"address. Try again in {_minutes(minutes)}.")
+        form.add_error(None, gettext(
+            "Too many requests to reset a password from your address or for this e-mail address. Try again in %(wait)s.",
+        ) % {"wait": _minutes(minutes)})
         return self.render_to_response(self.get_context_data(form=form), status=429)

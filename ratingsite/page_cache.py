@@ -42,6 +42,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import render
+from django.utils import translation
 from django_tables2 import RequestConfig
 
 VERSION_KEY = "page-cache:version"
@@ -103,7 +104,8 @@ def paginate_table(request, table, per_page: int, *, max_per_page: int) -> None:
     name = table.prefixed_per_page_field
     asked = request.GET.get(name)
     if asked is not None and not (asked.isascii() and asked.isdigit() and 1 <= int(asked) <= max_per_page):
-        raise BadParameter(f"“{name}={asked[:20]}” is not a page size: give a number of rows from 1 to {max_per_page}.")
+        raise BadParameter(translation.gettext("“%(parameter)s” is not a page size: give a number of rows from 1 to %(most)s.") % {
+            "parameter": f"{name}={asked[:20]}", "most": max_per_page})
     RequestConfig(request, paginate={"per_page": per_page}).configure(table)
 
 
@@ -128,9 +130,11 @@ def _version() -> str:
 
 
 def _key(request, version: str) -> str:
-    # scheme, host, path and the whole query string: the share links a page shows hold them all
+    # scheme, host, path and the whole query string: the share links a page shows hold them all; and
+    # the language it is rendered in (its address says it, but a render in one is never the other's)
     address = request.build_absolute_uri()
-    return "page-cache:page:" + hashlib.sha256(f"{version}|{address}".encode()).hexdigest()
+    language = translation.get_language()
+    return "page-cache:page:" + hashlib.sha256(f"{version}|{language}|{address}".encode()).hexdigest()
 
 
 def control_character(request) -> str | None:
@@ -172,6 +176,7 @@ def cached_page(view=None, /, *, reads: Iterable[str] = (), page_numbers: bool =
     if view is None:
         return lambda view: cached_page(view, reads=reads, page_numbers=page_numbers)
     known = frozenset(reads)
+    exported = in_site_language(view)
 
     @wraps(view)
     def cached(request, *args, **kwargs):
@@ -180,7 +185,7 @@ def cached_page(view=None, /, *, reads: Iterable[str] = (), page_numbers: bool =
         if not _uses_cache(request):
             if not exporting:
                 return view(request, *args, **kwargs)
-            return _in_slot(view, request, args, kwargs, "export", settings.PAGE_EXPORT_SLOTS)
+            return _in_slot(exported, request, args, kwargs, "export", settings.PAGE_EXPORT_SLOTS)
         key = _key(request, _version())
         if (hit := cache.get(key)) is not None:
             return _answer(hit)
@@ -197,7 +202,7 @@ def cached_page(view=None, /, *, reads: Iterable[str] = (), page_numbers: bool =
             _done(key, rendering)
             return _busy()
         try:
-            response = view(request, *args, **kwargs)
+            response = (exported if exporting else view)(request, *args, **kwargs)
         except BaseException:
             _slot_free(slot)
             _done(key, rendering)
@@ -221,6 +226,18 @@ def cached_page(view=None, /, *, reads: Iterable[str] = (), page_numbers: bool =
         return response
 
     return checked_parameters(cached)
+
+
+def in_site_language(view):
+    """The view answering in the site's own language (English) whatever the address's: a download is
+    the same file from /nl/ (its rows stream in English too: ratingsite.csv_export)."""
+
+    @wraps(view)
+    def english(request, *args, **kwargs):
+        with translation.override(settings.LANGUAGE_CODE):
+            return view(request, *args, **kwargs)
+
+    return english
 
 
 def _in_slot(view, request, args, kwargs, pool: str, slots: int):
@@ -346,7 +363,8 @@ def checked_parameters(view):
     def wrapper(request, *args, **kwargs):
         name = control_character(request)
         if name is not None:
-            return bad_parameter_page(request, f"The query parameter “{name}” holds a control character: remove it from the address.")
+            return bad_parameter_page(request, translation.gettext(
+                "The query parameter “%(name)s” holds a control character: remove it from the address.") % {"name": name})
         try:
             return view(request, *args, **kwargs)
         except BadParameter as error:

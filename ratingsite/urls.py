@@ -1,15 +1,24 @@
+from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
 from tournaments.forms import AdminLoginForm
 
-from . import login_limits
+from . import languages, login_limits
 
 # the admin's login counts against the same limits as the site's
 admin.site.login_form = AdminLoginForm
 
+# Outside the language prefix: the admin (a staff tool, in English) and the language switch, which
+# leads to a page in a language rather than being one.
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("language/<str:code>/", languages.switch_language, name="switch_language"),
+]
+
+# Every page in English at its bare address and in Dutch under /nl/ (ratingsite.languages); a CSV
+# download is its page's with ?_export=csv, the same in either (ratingsite.csv_export).
+urlpatterns += i18n_patterns(
     # before the accounts pages: the reset form with its throttle (the name stays theirs)
     path("accounts/password/reset/", login_limits.PasswordResetView.as_view()),
     path("accounts/", include("tournaments.urls_accounts")),
@@ -20,7 +29,8 @@ urlpatterns = [
     path("", include("rating_pages.urls")),
     path("", include("assurance.urls")),
     path("", include("tournaments.urls")),
-]
+    prefix_default_language=False,
+)
 
 handler400 = "ratingsite.errors.bad_request"
 handler403 = "ratingsite.errors.permission_denied"

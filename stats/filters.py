@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields
 import django_filters
 from django import forms
 from django.db.models import Max, Min, Q
+from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
 from ratingsite.widgets import FastSelect
@@ -18,8 +19,8 @@ from .models import ROLL_UPS, SLICE
 from .ordering import game_order
 
 RACES_ALL = "all"
-RACES_CHOICES = [(RACES_ALL, "Every race and roster (ranked or not)")]
-SANCTIONED_CHOICES = [("yes", "Sanctioned events only"), ("no", "Open play only (unsanctioned, never rated)")]
+RACES_CHOICES = [(RACES_ALL, _("Every race and roster (ranked or not)"))]
+SANCTIONED_CHOICES = [("yes", _("Sanctioned events only")), ("no", _("Open play only (unsanctioned, never rated)"))]
 FIRST_YEAR, LAST_YEAR = 1980, 2100
 
 
@@ -99,7 +100,7 @@ class Filters:
 
 
 class YearField(forms.IntegerField):
-    default_error_messages = {"invalid": "Enter a year as four digits, e.g. 2022."}
+    default_error_messages = {"invalid": _("Enter a year as four digits, e.g. 2022.")}
 
 
 class YearFilter(django_filters.Filter):
@@ -113,7 +114,7 @@ class CountFilter(django_filters.Filter):
 class CoachNumberField(forms.ModelChoiceField):
     """A coach by federation number, typed rather than chosen from thousands."""
 
-    default_error_messages = {"invalid_choice": "No coach has the federation number “%(value)s”."}
+    default_error_messages = {"invalid_choice": _("No coach has the federation number “%(value)s”.")}
 
     def __init__(self, **kwargs):
         kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "numeric", "size": 8}))
@@ -137,10 +138,10 @@ class CoachNumberFilter(django_filters.ModelChoiceFilter):
         super().__init__(*args, **kwargs)
 
 
-def _slug_choice(model, label: str, empty: str) -> django_filters.ModelChoiceFilter:
+def _slug_choice(model, label: str, empty: str, unknown: str) -> django_filters.ModelChoiceFilter:
     return django_filters.ModelChoiceFilter(
         queryset=model.objects.all(), to_field_name="slug", label=label, empty_label=empty, method="filter_games", widget=FastSelect,
-        error_messages={"invalid_choice": f"No {label.lower()} is called “%(value)s”."},
+        error_messages={"invalid_choice": unknown},
     )
 
 
@@ -151,38 +152,38 @@ def _countries():
 def _country_choice(label: str, empty: str) -> django_filters.ChoiceFilter:
     return django_filters.ChoiceFilter(
         choices=_countries, label=label, empty_label=empty, method="filter_games", widget=FastSelect,
-        error_messages={"invalid_choice": "“%(value)s” is not a country code (use two letters, e.g. NL)."},
+        error_messages={"invalid_choice": _("“%(value)s” is not a country code (use two letters, e.g. NL).")},
     )
 
 
 class StatsFilter(django_filters.FilterSet):
     """Every filter a statistics page may offer; a page keeps only the ones it names."""
 
-    variant = _slug_choice(Variant, "Variant", "All variants")
-    country = _country_choice("Event country", "All countries")
+    variant = _slug_choice(Variant, _("Variant"), _("All variants"), _("No variant is called “%(value)s”."))
+    country = _country_choice(_("Event country"), _("All countries"))
     year = YearFilter(
-        label="Year", method="filter_games",
+        label=_("Year"), method="filter_games",
         min_value=FIRST_YEAR, max_value=LAST_YEAR, widget=forms.NumberInput(attrs={"size": 5}),
     )
-    race = _slug_choice(Race, "Race", "All races")
-    coach = CoachNumberFilter(label="Coach (federation number)", method="filter_games")
+    race = _slug_choice(Race, _("Race"), _("All races"), _("No race is called “%(value)s”."))
+    coach = CoachNumberFilter(label=_("Coach (federation number)"), method="filter_games")
     sanctioned = django_filters.ChoiceFilter(
-        choices=SANCTIONED_CHOICES, label="Sanctioned", empty_label="All recorded games", method="filter_games", widget=FastSelect,
-        error_messages={"invalid_choice": "Sanctioned is “yes”, “no” or empty, not “%(value)s”."},
+        choices=SANCTIONED_CHOICES, label=_("Sanctioned"), empty_label=_("All recorded games"), method="filter_games", widget=FastSelect,
+        error_messages={"invalid_choice": _("Sanctioned is “yes”, “no” or empty, not “%(value)s”.")},
     )
-    nationality = _country_choice("Coach nationality", "All nationalities")
+    nationality = _country_choice(_("Coach nationality"), _("All nationalities"))
     min_games = CountFilter(
-        label="Minimum games", method="filter_games", min_value=0,
+        label=_("Minimum games"), method="filter_games", min_value=0,
         widget=forms.NumberInput(attrs={"size": 5}),
     )
     races = django_filters.ChoiceFilter(
-        choices=RACES_CHOICES, label="Races", empty_label="Ranked races", method="filter_races", widget=FastSelect,
-        error_messages={"invalid_choice": "Races is “all” or empty (the ranked races), not “%(value)s”."},
+        choices=RACES_CHOICES, label=_("Races"), empty_label=_("Ranked races"), method="filter_races", widget=FastSelect,
+        error_messages={"invalid_choice": _("Races is “all” or empty (the ranked races), not “%(value)s”.")},
     )
     event = django_filters.ModelChoiceFilter(
-        queryset=Event.objects.public(), label="Event (number)", method="filter_games",
+        queryset=Event.objects.public(), label=_("Event (number)"), method="filter_games",
         widget=forms.TextInput(attrs={"inputmode": "numeric", "size": 8}),
-        error_messages={"invalid_choice": "No event has the number “%(value)s”."},
+        error_messages={"invalid_choice": _("No event has the number “%(value)s”.")},
     )
 
     class Meta:

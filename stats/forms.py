@@ -1,5 +1,7 @@
 """Forms of the statistics pages that choose coaches rather than filter games."""
 from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ratings.selectors import active_systems
 from ratingsite.widgets import FastSelect
@@ -19,7 +21,7 @@ def coach_lookup(text: str) -> Coach:
     if text.isdigit():
         coach = Coach.objects.filter(number=int(text)).first()
         if coach is None:
-            raise forms.ValidationError(f"No coach has the federation number {text}.")
+            raise forms.ValidationError(_("No coach has the federation number %(number)s.") % {"number": text})
         return coach
     key = search_key(text)
     exact = list(Coach.objects.filter(public_search_name=key)[:2]) if key else []
@@ -28,11 +30,14 @@ def coach_lookup(text: str) -> Coach:
     found = Coach.objects.filter(coach_search_q(text, numbers=False, public=True))
     candidates = exact or list(found.order_by("public_search_name", "number")[:6])
     if not candidates:
-        raise forms.ValidationError(f"No coach is called “{text}”.")
+        raise forms.ValidationError(_("No coach is called “%(name)s”.") % {"name": text})
     if len(candidates) > 1:
         shown = ", ".join(f"{c.public_name} ({c.number})" for c in candidates[:5])
-        more = " and more" if len(candidates) > 5 else ""
-        raise forms.ValidationError(f"“{text}” matches several coaches: {shown}{more}. Use a federation number.")
+        if len(candidates) > 5:
+            message = _("“%(name)s” matches several coaches: %(shown)s and more. Use a federation number.")
+        else:
+            message = _("“%(name)s” matches several coaches: %(shown)s. Use a federation number.")
+        raise forms.ValidationError(message % {"name": text, "shown": shown})
     return candidates[0]
 
 
@@ -56,7 +61,8 @@ class CoachListField(forms.Field):
     def validate(self, value):
         if len(value) > self.max_coaches:
             raise forms.ValidationError(
-                f"Head-to-head compares at most {self.max_coaches} coaches; you chose {len(value)}. Remove {len(value) - self.max_coaches}."
+                _("Head-to-head compares at most %(most)s coaches; you chose %(chosen)s. Remove %(extra)s.")
+                % {"most": self.max_coaches, "chosen": len(value), "extra": len(value) - self.max_coaches}
             )
 
     def clean(self, value):
@@ -77,7 +83,7 @@ class CoachListField(forms.Field):
 
 
 class HeadToHeadForm(forms.Form):
-    coach = CoachListField(max_coaches=HEAD_TO_HEAD_MAX, required=False, label="Coaches (name or federation number)")
+    coach = CoachListField(max_coaches=HEAD_TO_HEAD_MAX, required=False, label=gettext_lazy("Coaches (name or federation number)"))
 
     def entered(self) -> list[str]:
         """What was typed, for the inputs to show again (at least the eight slots)."""
@@ -86,18 +92,20 @@ class HeadToHeadForm(forms.Form):
 
 
 class RankOverTimeForm(forms.Form):
-    coach = CoachNumberField(required=False, label="Coach (federation number)")
+    coach = CoachNumberField(required=False, label=gettext_lazy("Coach (federation number)"))
     system = forms.ModelChoiceField(
         queryset=active_systems(), to_field_name="slug", required=False, empty_label=None, widget=FastSelect,
-        label="Rating system", error_messages={"invalid_choice": "No rating system is called “%(value)s”."},
+        label=gettext_lazy("Rating system"), error_messages={"invalid_choice": gettext_lazy("No rating system is called “%(value)s”.")},
     )
     race = forms.ModelChoiceField(
-        queryset=Race.objects.all(), to_field_name="slug", required=False, empty_label="Choose a race", label="Race", widget=FastSelect,
-        error_messages={"invalid_choice": "No race is called “%(value)s”."},
+        queryset=Race.objects.all(), to_field_name="slug", required=False, widget=FastSelect,
+        empty_label=gettext_lazy("Choose a race"), label=gettext_lazy("Race"),
+        error_messages={"invalid_choice": gettext_lazy("No race is called “%(value)s”.")},
     )
     variant = forms.ModelChoiceField(
-        queryset=Variant.objects.all(), to_field_name="slug", required=False, empty_label="Any variant", label="Variant", widget=FastSelect,
-        error_messages={"invalid_choice": "No variant is called “%(value)s”."},
+        queryset=Variant.objects.all(), to_field_name="slug", required=False, widget=FastSelect,
+        empty_label=gettext_lazy("Any variant"), label=gettext_lazy("Variant"),
+        error_messages={"invalid_choice": gettext_lazy("No variant is called “%(value)s”.")},
     )
 
     def clean_system(self):

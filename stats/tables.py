@@ -5,10 +5,13 @@ from functools import cache, partial
 import django_tables2 as tables
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_tables2.rows import BoundRow
 
 from ratingsite import formatting
+from ratingsite.languages import on_page
 from tournaments.models import GameKind
 
 from .ordering import game_order
@@ -41,7 +44,7 @@ def game_text(values: Sequence, name_of: Callable[[str], str] = country_name) ->
     if kind != GameKind.PLAYED:
         result = KIND_NAMES.get(kind, kind)
     else:
-        result = "conceded" if conceded_by else "played"
+        result = gettext("conceded") if conceded_by else gettext("played")
     return [
         f"{played_at:%Y-%m-%d}", event, variant, name_of(country or ""), home_number, home_coach, home_race,
         f"{home_touchdowns}–{away_touchdowns}", away_coach, away_number, away_race, result,
@@ -52,7 +55,7 @@ class EventCountryColumn(tables.Column):
     """The country of a record's event (read from the event, so no choices are looked up per row)."""
 
     def __init__(self, **kwargs):
-        super().__init__(accessor="event", verbose_name="Country", **kwargs)
+        super().__init__(accessor="event", verbose_name=_("Country"), **kwargs)
 
     def render(self, value):
         return country_name(value.country.code if value.country else "")
@@ -68,7 +71,7 @@ class StatsTable(tables.Table):
         attrs = {"class": "stats-table"}
         per_page = 50
         orderable = False
-        empty_text = "Nothing matches these filters."
+        empty_text = _("Nothing matches these filters.")
 
     def body_rows(self):
         """The rows of the current page as (cell class, rendered cell) pairs.
@@ -131,7 +134,7 @@ class RatioColumn(NumberColumn):
     """A win ratio stored as 0..1, printed as a percentage."""
 
     def render(self, value):
-        return percent(value)
+        return on_page(percent(value))
 
     def value(self, value, **kwargs):
         return percent(value)
@@ -159,18 +162,18 @@ class GamesTable(StatsTable):
     """One line per game. Its cells are built in one pass per game (`game_cells`): a page of the
     explorer is fifty games, and django-tables2's per-cell machinery is the slow part of the page."""
 
-    date = tables.Column(accessor="played_at", verbose_name="Date", orderable=True, order_by=("played_at", "id"))
-    event = tables.Column(accessor="event__name", verbose_name="Event", orderable=True, order_by=("event__name", "played_at", "id"))
-    variant = tables.Column(accessor="event__variant__name", verbose_name="Variant")
+    date = tables.Column(accessor="played_at", verbose_name=_("Date"), orderable=True, order_by=("played_at", "id"))
+    event = tables.Column(accessor="event__name", verbose_name=_("Event"), orderable=True, order_by=("event__name", "played_at", "id"))
+    variant = tables.Column(accessor="event__variant__name", verbose_name=_("Variant"))
     country = EventCountryColumn()
-    home_number = NumberColumn(accessor="home_coach__number", verbose_name="Number")
-    home_coach = tables.Column(accessor="home_coach__public_name", verbose_name="Coach")
-    home_race = tables.Column(accessor="home_race__name", verbose_name="Race")
-    score = tables.Column(accessor="pk", verbose_name="Score")
-    away_coach = tables.Column(accessor="away_coach__public_name", verbose_name="Opponent")
-    away_number = NumberColumn(accessor="away_coach__number", verbose_name="Number")
-    away_race = tables.Column(accessor="away_race__name", verbose_name="Race")
-    kind = tables.Column(accessor="pk", verbose_name="Result")
+    home_number = NumberColumn(accessor="home_coach__number", verbose_name=_("Number"))
+    home_coach = tables.Column(accessor="home_coach__public_name", verbose_name=_("Coach"))
+    home_race = tables.Column(accessor="home_race__name", verbose_name=_("Race"))
+    score = tables.Column(accessor="pk", verbose_name=_("Score"))
+    away_coach = tables.Column(accessor="away_coach__public_name", verbose_name=_("Opponent"))
+    away_number = NumberColumn(accessor="away_coach__number", verbose_name=_("Number"))
+    away_race = tables.Column(accessor="away_race__name", verbose_name=_("Race"))
+    kind = tables.Column(accessor="pk", verbose_name=_("Result"))
 
     def __init__(self, *args, few: bool = False, **kwargs):
         self.few = few  # a few known games (one coach's): sorted by the database, see game_order
@@ -216,12 +219,12 @@ class GamesTable(StatsTable):
 
 
 class RaceRecordTable(StatsTable):
-    race = tables.Column(accessor="race__name", verbose_name="Race", orderable=True)
-    games = NumberColumn(verbose_name="Games", orderable=True)
-    wins = NumberColumn(verbose_name="W", orderable=True)
-    draws = NumberColumn(verbose_name="D", orderable=True)
-    losses = NumberColumn(verbose_name="L", orderable=True)
-    ratio = RatioColumn(verbose_name="Win %", orderable=True)
+    race = tables.Column(accessor="race__name", verbose_name=_("Race"), orderable=True)
+    games = NumberColumn(verbose_name=_("Games"), orderable=True)
+    wins = NumberColumn(verbose_name=_("W"), orderable=True)
+    draws = NumberColumn(verbose_name=_("D"), orderable=True)
+    losses = NumberColumn(verbose_name=_("L"), orderable=True)
+    ratio = RatioColumn(verbose_name=_("Win %"), orderable=True)
 
     class Meta(StatsTable.Meta):
         per_page = 100
@@ -238,14 +241,14 @@ class NamedCoachesTable(StatsTable):
 
 
 class CoachRecordTable(NamedCoachesTable):
-    number = CoachNumberColumn(accessor="coach__number", verbose_name="Number", orderable=True)
-    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach", orderable=True)
-    nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
-    games = NumberColumn(verbose_name="Games", orderable=True)
-    wins = NumberColumn(verbose_name="W", orderable=True)
-    draws = NumberColumn(verbose_name="D", orderable=True)
-    losses = NumberColumn(verbose_name="L", orderable=True)
-    ratio = RatioColumn(verbose_name="Win %", orderable=True)
+    number = CoachNumberColumn(accessor="coach__number", verbose_name=_("Number"), orderable=True)
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"), orderable=True)
+    nationality = CountryColumn(accessor="coach__nationality", verbose_name=_("Nationality"))
+    games = NumberColumn(verbose_name=_("Games"), orderable=True)
+    wins = NumberColumn(verbose_name=_("W"), orderable=True)
+    draws = NumberColumn(verbose_name=_("D"), orderable=True)
+    losses = NumberColumn(verbose_name=_("L"), orderable=True)
+    ratio = RatioColumn(verbose_name=_("Win %"), orderable=True)
 
     class Meta(StatsTable.Meta):
         pass
@@ -255,14 +258,14 @@ class RankHistoryTable(StatsTable):
     """A key's months (ratings.selectors.RankMonth); "no" under On the list: figures derived, not stored;
     a published list's figures as published, the revised ones beside where they differ."""
 
-    month = tables.Column(accessor="date", verbose_name="List")
-    rank = NumberColumn(verbose_name="Rank", empty_values=())
-    value = NumberColumn(verbose_name="Rating")
-    games = NumberColumn(verbose_name="Games")
-    on_list = tables.Column(verbose_name="On the list")
-    published = tables.Column(verbose_name="As published", empty_values=())
-    revised_rank = NumberColumn(verbose_name="Revised rank", empty_values=())
-    revised_value = NumberColumn(verbose_name="Revised rating", empty_values=())
+    month = tables.Column(accessor="date", verbose_name=_("List"))
+    rank = NumberColumn(verbose_name=_("Rank"), empty_values=())
+    value = NumberColumn(verbose_name=_("Rating"))
+    games = NumberColumn(verbose_name=_("Games"))
+    on_list = tables.Column(verbose_name=_("On the list"))
+    published = tables.Column(verbose_name=_("As published"), empty_values=())
+    revised_rank = NumberColumn(verbose_name=_("Revised rank"), empty_values=())
+    revised_value = NumberColumn(verbose_name=_("Revised rating"), empty_values=())
 
     def render_month(self, value):
         return f"{value:%Y-%m}"
@@ -281,19 +284,19 @@ class RankHistoryTable(StatsTable):
         self.places = places
 
     def render_value(self, value):
-        return formatting.fixed(value, self.places)
+        return on_page(self.value_value(value))
 
     def value_value(self, value):
-        return self.render_value(value)
+        return formatting.fixed(value, self.places)
 
     def render_on_list(self, value):
-        return "yes" if value else "no"
+        return gettext("yes") if value else gettext("no")
 
     def value_on_list(self, value):
         return self.render_on_list(value)
 
     def render_published(self, value):
-        return value or "not published"
+        return value or gettext("not published")
 
     def value_published(self, value):
         return self.render_published(value)
@@ -306,10 +309,10 @@ class RankHistoryTable(StatsTable):
         return self.render_revised_rank(value, record)
 
     def render_revised_value(self, value):
-        return "" if value is None else formatting.fixed(value, self.places)
+        return on_page(self.value_revised_value(value))
 
     def value_revised_value(self, value):
-        return self.render_revised_value(value)
+        return "" if value is None else formatting.fixed(value, self.places)
 
     class Meta(StatsTable.Meta):
         pass
@@ -318,34 +321,34 @@ class RankHistoryTable(StatsTable):
 class HeadToHeadTable(StatsTable):
     """The matrix as rows: one line per ordered pair of coaches that met."""
 
-    coach_number = NumberColumn(verbose_name="Number")
-    coach = tables.Column(verbose_name="Coach")
-    opponent_number = NumberColumn(verbose_name="Number")
-    opponent = tables.Column(verbose_name="Opponent")
-    games = NumberColumn(verbose_name="Games")
-    wins = NumberColumn(verbose_name="W")
-    draws = NumberColumn(verbose_name="D")
-    losses = NumberColumn(verbose_name="L")
+    coach_number = NumberColumn(verbose_name=_("Number"))
+    coach = tables.Column(verbose_name=_("Coach"))
+    opponent_number = NumberColumn(verbose_name=_("Number"))
+    opponent = tables.Column(verbose_name=_("Opponent"))
+    games = NumberColumn(verbose_name=_("Games"))
+    wins = NumberColumn(verbose_name=_("W"))
+    draws = NumberColumn(verbose_name=_("D"))
+    losses = NumberColumn(verbose_name=_("L"))
 
     class Meta(StatsTable.Meta):
         pass
 
 
 class DifferentialTable(StatsTable):
-    race = tables.Column(accessor="race__name", verbose_name="Race")
-    games = NumberColumn(verbose_name="Games")
-    wins = NumberColumn(verbose_name="W")
-    draws = NumberColumn(verbose_name="D")
-    losses = NumberColumn(verbose_name="L")
-    ratio = RatioColumn(verbose_name="Win %")
-    average = RatioColumn(verbose_name="Race average %")
-    differential = NumberColumn(verbose_name="Differential (points)")
+    race = tables.Column(accessor="race__name", verbose_name=_("Race"))
+    games = NumberColumn(verbose_name=_("Games"))
+    wins = NumberColumn(verbose_name=_("W"))
+    draws = NumberColumn(verbose_name=_("D"))
+    losses = NumberColumn(verbose_name=_("L"))
+    ratio = RatioColumn(verbose_name=_("Win %"))
+    average = RatioColumn(verbose_name=_("Race average %"))
+    differential = NumberColumn(verbose_name=_("Differential (points)"))
 
     def render_differential(self, value):
-        return formatting.signed(100 * value, 1)
+        return on_page(self.value_differential(value))
 
     def value_differential(self, value):
-        return self.render_differential(value)
+        return formatting.signed(100 * value, 1)
 
     class Meta(StatsTable.Meta):
         pass
@@ -353,31 +356,31 @@ class DifferentialTable(StatsTable):
 
 class TopGamesTable(StatsTable):
     position = PositionColumn()
-    number = CoachNumberColumn(accessor="coach__number", verbose_name="Number")
-    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach")
-    nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
-    games = NumberColumn(verbose_name="Games")
+    number = CoachNumberColumn(accessor="coach__number", verbose_name=_("Number"))
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"))
+    nationality = CountryColumn(accessor="coach__nationality", verbose_name=_("Nationality"))
+    games = NumberColumn(verbose_name=_("Games"))
 
     class Meta(StatsTable.Meta):
         pass
 
 
 class TopRaceTable(TopGamesTable):
-    race = tables.Column(accessor="race__name", verbose_name="Race")
+    race = tables.Column(accessor="race__name", verbose_name=_("Race"))
 
     class Meta(StatsTable.Meta):
         sequence = ("position", "number", "coach", "nationality", "race", "games")
 
 
 class TopEventsTable(TopGamesTable):
-    events = NumberColumn(verbose_name="Events")
+    events = NumberColumn(verbose_name=_("Events"))
 
     class Meta(StatsTable.Meta):
         sequence = ("position", "number", "coach", "nationality", "events", "games")
 
 
 class TopRacesTable(TopGamesTable):
-    races = NumberColumn(verbose_name="Races")
+    races = NumberColumn(verbose_name=_("Races"))
 
     class Meta(StatsTable.Meta):
         sequence = ("position", "number", "coach", "nationality", "races", "games")
@@ -389,31 +392,31 @@ class LegendRacesTable(TopRacesTable):
 
 
 class LegendCountriesTable(TopGamesTable):
-    countries = NumberColumn(verbose_name="Countries")
+    countries = NumberColumn(verbose_name=_("Countries"))
 
     class Meta(StatsTable.Meta):
         sequence = ("position", "number", "coach", "nationality", "countries", "games")
 
 
 class AwardTable(StatsTable):
-    date = tables.DateColumn(accessor="event__start_date", format="Y-m-d", verbose_name="Date")
-    event = tables.Column(accessor="event__name", verbose_name="Event")
+    date = tables.DateColumn(accessor="event__start_date", format="Y-m-d", verbose_name=_("Date"))
+    event = tables.Column(accessor="event__name", verbose_name=_("Event"))
     country = EventCountryColumn()
-    category = tables.Column(verbose_name="Award")
-    number = CoachNumberColumn(accessor="coach__number", verbose_name="Number")
-    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach")
-    race = tables.Column(accessor="race__name", verbose_name="Race", default="")
+    category = tables.Column(verbose_name=_("Award"))
+    number = CoachNumberColumn(accessor="coach__number", verbose_name=_("Number"))
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"))
+    race = tables.Column(accessor="race__name", verbose_name=_("Race"), default="")
 
     class Meta(StatsTable.Meta):
         pass
 
 
 class AwardCoachTable(NamedCoachesTable):
-    number = NumberColumn(accessor="coach__number", verbose_name="Number")
-    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach")
-    nationality = CountryColumn(accessor="coach__nationality", verbose_name="Nationality")
-    awards = NumberColumn(verbose_name="Awards")
-    events = NumberColumn(verbose_name="Events")
+    number = NumberColumn(accessor="coach__number", verbose_name=_("Number"))
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"))
+    nationality = CountryColumn(accessor="coach__nationality", verbose_name=_("Nationality"))
+    awards = NumberColumn(verbose_name=_("Awards"))
+    events = NumberColumn(verbose_name=_("Events"))
 
     def render_number(self, value):
         return format_html('<a href="{}?coach={}">{}</a>', reverse("stats_awards"), value, value)
@@ -427,22 +430,22 @@ class AwardCoachTable(NamedCoachesTable):
 
 class AwardCategoryTable(StatsTable):
     position = PositionColumn()
-    category = tables.Column(verbose_name="Award")
-    awards = NumberColumn(verbose_name="Times awarded")
+    category = tables.Column(verbose_name=_("Award"))
+    awards = NumberColumn(verbose_name=_("Times awarded"))
 
     class Meta(StatsTable.Meta):
         pass
 
 
 class PlaceTable(StatsTable):
-    country = CountryColumn(verbose_name="Country")
-    city = tables.Column(verbose_name="City", default="")
-    events = NumberColumn(verbose_name="Events")
-    games = NumberColumn(verbose_name="Games")
-    placed_by = tables.Column(verbose_name="On the map at")
+    country = CountryColumn(verbose_name=_("Country"))
+    city = tables.Column(verbose_name=_("City"), default="")
+    events = NumberColumn(verbose_name=_("Events"))
+    games = NumberColumn(verbose_name=_("Games"))
+    placed_by = tables.Column(verbose_name=_("On the map at"))
 
     def render_placed_by(self, value):
-        return {"event": "the events' coordinates", "country": "the country's centre"}.get(value, "not drawn")
+        return {"event": gettext("the events' coordinates"), "country": gettext("the country's centre")}.get(value, gettext("not drawn"))
 
     def value_placed_by(self, value):
         return self.render_placed_by(value)

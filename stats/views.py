@@ -13,6 +13,8 @@ from django.core.paginator import Paginator
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django_tables2 import RequestConfig
 
 from ratings import selectors as ratings_selectors
@@ -59,16 +61,16 @@ GRID_PAGE = 40
 GRID_PAGES = ("page", "against_page")
 
 PAGES = [
-    ("stats_games", "Games", "Every recorded game, by variant, country, year, race, coach or event."),
-    ("stats_win_ratios", "Win ratios", "Wins, draws and losses, and the win ratio, per race and per coach."),
-    ("stats_race_grid", "Race grid", "Each race against each other race."),
-    ("stats_rank_over_time", "Rank over time", "A coach's rank and rating with a race, month by month."),
-    ("stats_head_to_head", "Head-to-head", "Up to eight coaches' results against each other."),
-    ("stats_differentials", "Differentials", "A coach's win ratio with each race against that race's average."),
-    ("stats_top", "Top 10s", "Most games, most games with one race, most events, most races."),
-    ("stats_awards", "Awards", "Awards per event, per coach and per category."),
-    ("stats_legends", "Legends", "Coaches with 24 races or more, and those who played in the most countries."),
-    ("stats_map", "Map", "Where games are played."),
+    ("stats_games", gettext_lazy("Games"), gettext_lazy("Every recorded game, by variant, country, year, race, coach or event.")),
+    ("stats_win_ratios", gettext_lazy("Win ratios"), gettext_lazy("Wins, draws and losses, and the win ratio, per race and per coach.")),
+    ("stats_race_grid", gettext_lazy("Race grid"), gettext_lazy("Each race against each other race.")),
+    ("stats_rank_over_time", gettext_lazy("Rank over time"), gettext_lazy("A coach's rank and rating with a race, month by month.")),
+    ("stats_head_to_head", gettext_lazy("Head-to-head"), gettext_lazy("Up to eight coaches' results against each other.")),
+    ("stats_differentials", gettext_lazy("Differentials"), gettext_lazy("A coach's win ratio with each race against that race's average.")),
+    ("stats_top", gettext_lazy("Top 10s"), gettext_lazy("Most games, most games with one race, most events, most races.")),
+    ("stats_awards", gettext_lazy("Awards"), gettext_lazy("Awards per event, per coach and per category.")),
+    ("stats_legends", gettext_lazy("Legends"), gettext_lazy("Coaches with 24 races or more, and those who played in the most countries.")),
+    ("stats_map", gettext_lazy("Map"), gettext_lazy("Where games are played.")),
 ]
 
 
@@ -140,14 +142,14 @@ def _paginate(request, table, per_page: int = PER_PAGE, *, count: int | None = N
 
 @cached_page
 def index(request):
-    return _page(request, "stats/index.html", {"title": "Statistics", "totals": selectors.event_totals()})
+    return _page(request, "stats/index.html", {"title": _("Statistics"), "totals": selectors.event_totals()})
 
 
 @cached_page(reads=(*GAME_FILTERS, "event", *EXPORT_PARAMS, *table_parameters()))
 @canonical_query
 def games(request):
     filterset, filters = _filters(request, (*GAME_FILTERS, "event"), queryset=selectors.games_list())
-    context = {"title": "Games", "filterset": filterset}
+    context = {"title": _("Games"), "filterset": filterset}
     if filters is None:
         return _page(request, "stats/games.html", {**context, "errors": filterset.messages()})
     table = GamesTable(filterset.qs, few=filters.coach is not None)
@@ -156,7 +158,8 @@ def games(request):
     counted = selectors.games_count(filters) if selectors.last_refresh() is not None else None
     _paginate(request, table, count=counted)
     if table.paginator.count > EXPORT_MAX_ROWS:
-        context["export_note"] = f"(the first {EXPORT_MAX_ROWS:,} games in this order; narrow the filters for the rest)"
+        note = _("(the first %(games)s games in this order; narrow the filters for the rest)")
+        context["export_note"] = note % {"games": f"{EXPORT_MAX_ROWS:,}"}
     context["table"] = table
     return _page(request, "stats/games.html", context)
 
@@ -165,7 +168,7 @@ def games(request):
 @canonical_query
 def win_ratios(request):
     filterset, filters = _filters(request, WIN_RATIO_FILTERS)
-    context = {"title": "Win ratios", "filterset": filterset}
+    context = {"title": _("Win ratios"), "filterset": filterset}
     if filters is None:
         return _page(request, "stats/win_ratios.html", {**context, "errors": filterset.messages()})
     races = RaceRecordTable(selectors.race_records(filters), prefix="race-")
@@ -183,14 +186,14 @@ def win_ratios(request):
 @canonical_query
 def race_grid(request):
     filterset, filters = _filters(request, GAME_FILTERS)
-    context = {"title": "Race grid", "filterset": filterset}
+    context = {"title": _("Race grid"), "filterset": filterset}
     if filters is None:
         return _page(request, "stats/race_grid.html", {**context, "errors": filterset.messages()})
     grid = selectors.race_grid_kept(filters)
     if request.GET.get("_export") == "csv":
         return rows_csv_response(grid.csv_rows(), "race-grid")
-    rows = _grid_part(request, grid.races, "page", "Row races")
-    columns = _grid_part(request, grid.opponents, "against_page", "Column races")
+    rows = _grid_part(request, grid.races, "page", _("Row races"))
+    columns = _grid_part(request, grid.opponents, "against_page", _("Column races"))
     shown = replace(grid, races=rows["races"], opponents=columns["races"])
     return _page(request, "stats/race_grid.html", {
         **context, "grid": grid, "shown": shown, "grid_rows": charts.race_grid(shown), "grid_parts": [rows, columns],
@@ -214,7 +217,7 @@ def _grid_part(request, races: list, parameter: str, label: str) -> dict:
 @canonical_query
 def rank_over_time(request):
     form = RankOverTimeForm(request.GET)
-    context = {"title": "Rank over time", "form": form}
+    context = {"title": _("Rank over time"), "form": form}
     if not form.is_valid():
         return _page(request, "stats/rank_over_time.html", {**context, "errors": form.messages()})
     coach, system = form.cleaned_data["coach"], form.cleaned_data["system"]
@@ -248,8 +251,10 @@ def rank_over_time(request):
     what = f"{coach.public_name} ({coach.number}){f', {race.name}' if race else ''}, {variant.name}, {system.name}"
     context.update(
         race=race, variant=variant, table=table, what=what,
-        rank_chart=charts.StepChart([(month.date, month.rank) for month in history], f"Rank: {what}", "Rank", invert=True),
-        rating_chart=charts.StepChart([(month.date, month.value) for month in history], f"Rating: {what}", "Rating"),
+        rank_chart=charts.StepChart([(month.date, month.rank) for month in history], _("Rank: %(what)s")
+            % {"what": what}, _("Rank"), invert=True),
+        rating_chart=charts.StepChart([(month.date, month.value) for month in history], _("Rating: %(what)s")
+            % {"what": what}, _("Rating")),
         derived=any(not month.on_list for month in history),
         published=any(month.published for month in history),
         revised=sum(month.revised for month in history),
@@ -262,7 +267,7 @@ def rank_over_time(request):
 def head_to_head(request):
     form = HeadToHeadForm(request.GET)
     filterset, filters = _filters(request, HEAD_TO_HEAD_FILTERS)
-    context = {"title": "Head-to-head", "form": form, "filterset": filterset, "max_coaches": selectors.HEAD_TO_HEAD_MAX}
+    context = {"title": _("Head-to-head"), "form": form, "filterset": filterset, "max_coaches": selectors.HEAD_TO_HEAD_MAX}
     errors = ([] if form.is_valid() else form.errors["coach"]) + ([] if filters is not None else filterset.messages())
     if errors:
         return _page(request, "stats/head_to_head.html", {**context, "errors": errors, "slots": form.entered()})
@@ -298,7 +303,7 @@ def head_to_head(request):
 @canonical_query
 def differentials(request):
     filterset, filters = _filters(request, DIFFERENTIAL_FILTERS)
-    context = {"title": "Differentials", "filterset": filterset}
+    context = {"title": _("Differentials"), "filterset": filterset}
     if filters is None:
         return _page(request, "stats/differentials.html", {**context, "errors": filterset.messages()})
     if filters.coach is None:
@@ -307,8 +312,8 @@ def differentials(request):
     table = DifferentialTable(rows)
     if response := _export(request, {"differentials": table}, "differentials"):
         return response
-    title = f"Differentials of {filters.coach.public_name}"
-    context.update(coach=filters.coach, table=table, chart=charts.differential_bars(rows, title=title))
+    context.update(coach=filters.coach, table=table, chart=charts.differential_bars(rows, title=_("Differentials of %(coach)s")
+        % {"coach": filters.coach.public_name}))
     return _page(request, "stats/differentials.html", context)
 
 
@@ -316,7 +321,7 @@ def differentials(request):
 @canonical_query
 def top(request):
     filterset, filters = _filters(request, TOP_FILTERS)
-    context = {"title": "Top 10s", "filterset": filterset}
+    context = {"title": _("Top 10s"), "filterset": filterset}
     if filters is None:
         return _page(request, "stats/top.html", {**context, "errors": filterset.messages()})
     lists = selectors.top_lists(filters)
@@ -329,10 +334,10 @@ def top(request):
     if response := _export(request, tables, "top"):
         return response
     sections = [
-        ("games", "Most games", tables["games"]),
-        ("race", "Most games with one race", tables["race"]),
-        ("events", "Most events", tables["events"]),
-        ("races", "Most races played", tables["races"]),
+        ("games", _("Most games"), tables["games"]),
+        ("race", _("Most games with one race"), tables["race"]),
+        ("events", _("Most events"), tables["events"]),
+        ("races", _("Most races played"), tables["races"]),
     ]
     return _page(request, "stats/top.html", {**context, "sections": sections})
 
@@ -341,7 +346,7 @@ def top(request):
 @canonical_query
 def awards(request):
     filterset, filters = _filters(request, AWARD_FILTERS)
-    context = {"title": "Awards", "filterset": filterset}
+    context = {"title": _("Awards"), "filterset": filterset}
     if filters is None:
         return _page(request, "stats/awards.html", {**context, "errors": filterset.messages()})
     tables = {
@@ -360,7 +365,7 @@ def awards(request):
 @canonical_query
 def legends(request):
     filterset, filters = _filters(request, LEGEND_FILTERS)
-    context = {"title": "Legends", "filterset": filterset, "threshold": selectors.LEGEND_RACES}
+    context = {"title": _("Legends"), "filterset": filterset, "threshold": selectors.LEGEND_RACES}
     if filters is None:
         return _page(request, "stats/legends.html", {**context, "errors": filterset.messages()})
     tables = {
@@ -378,11 +383,11 @@ def world_map(request):
     filterset, filters = _filters(request, MAP_FILTERS)
     region = request.GET.get("region", "world")
     context = {
-        "title": "Map", "filterset": filterset, "regions": [(key, value[0]) for key, value in charts.REGIONS.items()], "region": region,
+        "title": _("Map"), "filterset": filterset, "regions": [(key, value[0]) for key, value in charts.REGIONS.items()], "region": region,
     }
     errors = [] if filters is not None else filterset.messages()
     if region not in charts.REGIONS:
-        errors.append(f"Region: “{region}” is not one of {', '.join(charts.REGIONS)}.")
+        errors.append(_("Region: “%(region)s” is not one of %(regions)s.") % {"region": region, "regions": ", ".join(charts.REGIONS)})
     if errors:
         return _page(request, "stats/map.html", {**context, "errors": errors})
     places = selectors.places(filters)

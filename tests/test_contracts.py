@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command, get_commands, load_command_class
 from django.core.management.base import BaseCommand
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import translation
 
 from tests.web.conftest import build_league, recalculate_all
 from tournaments.permissions import ROLE_PERMISSIONS
@@ -33,8 +34,13 @@ def _walk(resolver: URLResolver, prefix: str, namespace: str):
 
 
 def url_patterns() -> list[list[str]]:
-    """(route, namespace, name) of every pattern, routes joined from the root."""
-    return sorted(list(row) for row in _walk(get_resolver(), "", ""))
+    """(route, namespace, name) of every pattern in every language, routes joined from the root (the
+    pages under a language prefix are walked once per language)."""
+    rows = set()
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            rows |= set(_walk(get_resolver(), "", ""))
+    return sorted(list(row) for row in rows)
 
 
 def _option_strings(parser) -> list[str]:
@@ -72,8 +78,9 @@ DOWNLOADS = [
 ]
 
 
-def csv_headers(client) -> dict[str, list[str]]:
-    """The first line of every download, and of `export_ratings` for each system."""
+def csv_headers(client, *, prefix: str = "") -> dict[str, list[str]]:
+    """The first line of every download (from its address under `prefix`: "/nl" for the Dutch
+    pages'), and of `export_ratings` for each system."""
     from tests.roles import staff
 
     league = build_league()
@@ -81,7 +88,7 @@ def csv_headers(client) -> dict[str, list[str]]:
     headers = {}
     client.force_login(staff())
     for url in [*DOWNLOADS, "/organiser/events/<event>/upload/results.csv"]:
-        response = client.get(url.replace("<event>", str(league["dutch"].pk)))
+        response = client.get(prefix + url.replace("<event>", str(league["dutch"].pk)), HTTP_ACCEPT_LANGUAGE="nl" if prefix else "en")
         assert response.status_code == 200, url
         text = b"".join(response.streaming_content).decode("utf-8-sig")
         headers[url] = next(csv.reader(io.StringIO(text)))
@@ -112,6 +119,7 @@ URLS = [
     ("accounts/reset/<uidb64>/<token>/", "", "password_reset_confirm"),
     ("accounts/reset/done/", "", "password_reset_complete"),
     ("admin/", "admin", ""),
+    ("language/<str:code>/", "", "switch_language"),
     ("calculator/", "", "calculator"),
     ("coaches/", "", "coach_list"),
     ("coaches/<int:number>/", "", "coach_detail"),
@@ -168,6 +176,10 @@ URLS = [
     ("stats/top/", "", "stats_top"),
     ("stats/win-ratios/", "", "stats_win_ratios"),
 ]
+# Outside the language prefix: the admin and the language switch. Every other page is also in Dutch
+# under nl/, with the same name (reverse() gives the address in the active language).
+UNPREFIXED = {"admin/", "language/<str:code>/"}
+URLS += [(f"nl/{route}", namespace, name) for route, namespace, name in URLS if route not in UNPREFIXED]
 
 COMMANDS = {
     "build_world_map": ["shapefile"],
@@ -287,6 +299,11 @@ def test_every_command_keeps_its_name_and_options():
 @pytest.mark.django_db
 def test_every_csv_download_and_export_keeps_its_header(client):
     assert csv_headers(client) == CSV_HEADERS
+
+
+@pytest.mark.django_db
+def test_every_csv_download_keeps_its_header_from_the_dutch_pages(client):
+    assert csv_headers(client, prefix="/nl") == CSV_HEADERS
 
 
 @pytest.mark.django_db

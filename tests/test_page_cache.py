@@ -7,6 +7,7 @@ import time
 import pytest
 from django.core.cache import cache
 from django.http import HttpResponse
+from django.utils import translation
 
 from ratingsite import csv_export, page_cache
 from tests.roles import anonymous_get
@@ -219,3 +220,31 @@ def test_eight_clients_downloading_one_address_at_once_build_it_once(rf, setting
         thread.join(30)
     assert calls == [None]
     assert len(bodies) == 8 and {status for status, _ in bodies} == {200} and len({body for _, body in bodies}) == 1
+
+
+def test_the_english_and_dutch_renders_of_one_address_are_kept_apart_each_served_to_its_language(rf):
+    renders = []
+
+    @page_cache.cached_page
+    def view(request):
+        renders.append(translation.get_language())
+        return HttpResponse(translation.gettext("Rankings"))
+
+    answers = {}
+    for _ in range(2):  # the second round is served from the cache
+        for language in ("en-gb", "nl"):
+            with translation.override(language):
+                answers.setdefault(language, []).append(view(anonymous_get(rf, "/page/")).content)
+    assert answers == {"en-gb": [b"Rankings", b"Rankings"], "nl": [b"Ranglijsten", b"Ranglijsten"]}
+    assert renders == ["en-gb", "nl"]  # one render each, then each from its own entry
+
+
+def test_a_download_is_made_in_the_sites_own_language_whatever_the_active_one(rf):
+    @page_cache.cached_page(reads=(page_cache.EXPORT_PARAMETER,))
+    def view(request):
+        return csv_export.csv_download([translation.gettext_lazy("Rankings")], [[translation.gettext_lazy("Events")]], filename="x")
+
+    with translation.override("nl"):
+        response = view(anonymous_get(rf, "/page/?_export=csv"))
+        body = b"".join(response.streaming_content)
+    assert body == "\ufeffRankings\r\nEvents\r\n".encode()

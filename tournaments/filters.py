@@ -1,6 +1,7 @@
 """Filters of the staff lists: every filter lives in the query string, so a filtered list is a link."""
 import django_filters
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 from django_filters.widgets import DateRangeWidget
 
 from audit.models import AuditRecord
@@ -16,12 +17,12 @@ def _distinct(field: str):
 
 
 class AuditFilter(django_filters.FilterSet):
-    person = django_filters.CharFilter(field_name="actor__username", lookup_expr="icontains", label="Person")
-    object_type = django_filters.ChoiceFilter(choices=_distinct("object_type"), label="Kind of object")
-    object = django_filters.CharFilter(method="filter_object", label="Object", help_text="Name or id.")
-    action = django_filters.ChoiceFilter(choices=_distinct("action"))
+    person = django_filters.CharFilter(field_name="actor__username", lookup_expr="icontains", label=_("Person"))
+    object_type = django_filters.ChoiceFilter(choices=_distinct("object_type"), label=_("Kind of object"))
+    object = django_filters.CharFilter(method="filter_object", label=_("Object"), help_text=_("Name or id."))
+    action = django_filters.ChoiceFilter(choices=_distinct("action"), label=_("Action"))
     date = django_filters.DateFromToRangeFilter(
-        field_name="at__date", label="Date", widget=DateRangeWidget(attrs={"type": "date"})
+        field_name="at__date", label=_("Date"), widget=DateRangeWidget(attrs={"type": "date"})
     )
 
     class Meta:
@@ -34,9 +35,9 @@ class AuditFilter(django_filters.FilterSet):
 
 
 class EventQueueFilter(django_filters.FilterSet):
-    status = django_filters.ChoiceFilter(choices=EventStatus.choices, empty_label="any status")
-    name = django_filters.CharFilter(lookup_expr="icontains")
-    organiser = django_filters.CharFilter(field_name="organiser__username", lookup_expr="icontains")
+    status = django_filters.ChoiceFilter(choices=EventStatus.choices, empty_label=_("any status"), label=_("Status"))
+    name = django_filters.CharFilter(lookup_expr="icontains", label=_("Name"))
+    organiser = django_filters.CharFilter(field_name="organiser__username", lookup_expr="icontains", label=_("Organiser"))
 
     class Meta:
         model = Event

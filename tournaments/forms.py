@@ -13,6 +13,9 @@ from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 from django.forms.models import ModelChoiceIterator
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ratingsite.login_limits import AccountFailures
 
@@ -70,10 +73,10 @@ class LimitedLogin:
 
     error_messages = {
         **AuthenticationForm.error_messages,
-        "rate_limited": "Too many failed attempts to log in as %(username)s from your address. "
-                        "Wait %(minutes)d minutes and try again, or reset your password.",
-        "account_locked": "The account %(username)s is locked after too many failed logins from many "
-                          "addresses. Reset your password, or ask the federation's staff to unlock it.",
+        "rate_limited": gettext_lazy("Too many failed attempts to log in as %(username)s from your address. "
+                                     "Wait %(minutes)d minutes and try again, or reset your password."),
+        "account_locked": gettext_lazy("The account %(username)s is locked after too many failed logins from many "
+                                       "addresses. Reset your password, or ask the federation's staff to unlock it."),
     }
 
     def clean(self):
@@ -123,7 +126,15 @@ class EventForm(forms.ModelForm):
         model = Event
         fields = ["name", "variant", "start_date", "end_date", "country", "city", "latitude", "longitude", "is_major"]
         widgets = {"start_date": DATE, "end_date": DATE}
-        help_texts = {"latitude": "Decimal degrees, −90 to 90 (for the map).", "longitude": "Decimal degrees, −180 to 180."}
+        help_texts = {
+            "latitude": gettext_lazy("Decimal degrees, −90 to 90 (for the map)."),
+            "longitude": gettext_lazy("Decimal degrees, −180 to 180."),
+        }
+        labels = {
+            "name": gettext_lazy("Name"), "variant": gettext_lazy("Variant"), "start_date": gettext_lazy("Start date"),
+            "end_date": gettext_lazy("End date"), "country": gettext_lazy("Country"), "city": gettext_lazy("City"),
+            "latitude": gettext_lazy("Latitude"), "longitude": gettext_lazy("Longitude"), "is_major": gettext_lazy("Major"),
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -133,11 +144,13 @@ class EventForm(forms.ModelForm):
         cleaned = super().clean()
         start, end = cleaned.get("start_date"), cleaned.get("end_date")
         if start and end and end < start:
-            self.add_error("end_date", "The event cannot end before it starts.")
-        for name, limit in (("latitude", 90), ("longitude", 180)):
+            self.add_error("end_date", _("The event cannot end before it starts."))
+        for name, limit, message in (
+            ("latitude", 90, _("A latitude lies between −90 and 90.")), ("longitude", 180, _("A longitude lies between −180 and 180.")),
+        ):
             value = cleaned.get(name)
             if value is not None and not -limit <= value <= limit:
-                self.add_error(name, f"A {name} lies between −{limit} and {limit}.")
+                self.add_error(name, message)
         return cleaned
 
 
@@ -199,7 +212,7 @@ class RaceField(forms.ModelChoiceField):
         return value.name if isinstance(value, Race) else super().prepare_value(value)
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("error_messages", {"invalid_choice": "Choose one of the federation's ranked races."})
+        kwargs.setdefault("error_messages", {"invalid_choice": gettext_lazy("Choose one of the federation's ranked races.")})
         self.races: RaceLookup | None = None
         super().__init__(queryset=_ranked_races(), to_field_name="slug", **kwargs)
 
@@ -253,40 +266,50 @@ class CoachField(forms.CharField):
         if text in self.empty_values:
             return None
         if len(text) > 200:
-            raise ValidationError("A coach's name has at most 200 characters.", code="max_length")
+            raise ValidationError(_("A coach's name has at most 200 characters."), code="max_length")
         if text.isascii() and text.isdigit():
             number = int(text)
             if not 1 <= number <= 2**31 - 1:
-                raise ValidationError(f"No coach has the number {text}.", code="invalid")
+                raise ValidationError(_("No coach has the number %(number)s.") % {"number": text}, code="invalid")
             return number
         if match := NAME_AND_NUMBER.match(text):
             return CoachText(match["name"], int(match["number"]))
         return CoachText(text)
 
 
-def _number(label: str = "Coach", required: bool = True) -> CoachField:
-    return CoachField(label=label, required=required, help_text="Federation number, or name (suggestions as you type).")
+def _number(label: str = gettext_lazy("Coach"), required: bool = True) -> CoachField:
+    return CoachField(label=label, required=required, help_text=gettext_lazy("Federation number, or name (suggestions as you type)."))
+
+
+SCORE_ERRORS = {
+    "touchdowns": {
+        "min_value": gettext_lazy("The number of touchdowns cannot be negative."),
+        "max_value": gettext_lazy("That is not a believable number of touchdowns: at most %(limit_value)s."),
+    },
+    "casualties": {
+        "min_value": gettext_lazy("The number of casualties cannot be negative."),
+        "max_value": gettext_lazy("That is not a believable number of casualties: at most %(limit_value)s."),
+    },
+}
 
 
 def _score(label: str, limit: int, what: str, *, required: bool = True) -> forms.IntegerField:
     return forms.IntegerField(
-        label=label, required=required, min_value=0, max_value=limit, initial=0, widget=NUMBER,
-        error_messages={
-            "min_value": f"The number of {what} cannot be negative.",
-            "max_value": f"That is not a believable number of {what}: at most %(limit_value)s.",
-        },
+        label=label, required=required, min_value=0, max_value=limit, initial=0, widget=NUMBER, error_messages=SCORE_ERRORS[what],
     )
 
 
 class ParticipantForm(_RaceRowForm):
     coach = _number()
-    race = RaceField()
+    race = RaceField(label=gettext_lazy("Race"))
 
 
 class RoundForm(forms.Form):
-    number = forms.IntegerField(min_value=1, max_value=99, widget=NUMBER)
-    date = forms.DateField(widget=DATE)
-    time = forms.TimeField(required=False, widget=TIME, help_text="Start (orders the rounds of a day).")
+    number = forms.IntegerField(min_value=1, max_value=99, widget=NUMBER, label=gettext_lazy("Number"))
+    date = forms.DateField(widget=DATE, label=gettext_lazy("Date"))
+    time = forms.TimeField(
+        required=False, widget=TIME, label=gettext_lazy("Time"), help_text=gettext_lazy("Start (orders the rounds of a day)."),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -294,17 +317,19 @@ class RoundForm(forms.Form):
 
 
 class GameForm(_RaceRowForm):
-    round = forms.IntegerField(min_value=1, max_value=99, widget=NUMBER)
-    home_coach = _number("Home coach")
-    home_race = RaceField(required=False, help_text="Empty: the race the coach is registered with.")
-    home_td = _score("Home TD", MAX_TOUCHDOWNS, "touchdowns")
-    away_td = _score("Away TD", MAX_TOUCHDOWNS, "touchdowns")
-    away_coach = _number("Away coach", required=False)
-    away_race = RaceField(required=False)
-    home_cas = _score("Home CAS", MAX_CASUALTIES, "casualties", required=False)
-    away_cas = _score("Away CAS", MAX_CASUALTIES, "casualties", required=False)
-    conceded = forms.ChoiceField(choices=[("", "—"), *Side.choices], required=False)
-    kind = forms.ChoiceField(choices=GameKind.choices, initial=GameKind.PLAYED)
+    round = forms.IntegerField(min_value=1, max_value=99, widget=NUMBER, label=gettext_lazy("Round"))
+    home_coach = _number(gettext_lazy("Home coach"))
+    home_race = RaceField(
+        required=False, label=gettext_lazy("Home race"), help_text=gettext_lazy("Empty: the race the coach is registered with."),
+    )
+    home_td = _score(gettext_lazy("Home TD"), MAX_TOUCHDOWNS, "touchdowns")
+    away_td = _score(gettext_lazy("Away TD"), MAX_TOUCHDOWNS, "touchdowns")
+    away_coach = _number(gettext_lazy("Away coach"), required=False)
+    away_race = RaceField(required=False, label=gettext_lazy("Away race"))
+    home_cas = _score(gettext_lazy("Home CAS"), MAX_CASUALTIES, "casualties", required=False)
+    away_cas = _score(gettext_lazy("Away CAS"), MAX_CASUALTIES, "casualties", required=False)
+    conceded = forms.ChoiceField(choices=[("", "—"), *Side.choices], required=False, label=gettext_lazy("Conceded"))
+    kind = forms.ChoiceField(choices=GameKind.choices, initial=GameKind.PLAYED, label=gettext_lazy("Kind"))
 
     def __init__(self, *args, round_number: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -315,18 +340,18 @@ class GameForm(_RaceRowForm):
         cleaned = super().clean()
         bye = cleaned.get("kind") == GameKind.BYE
         if bye and (cleaned.get("away_coach") or cleaned.get("away_race")):
-            self.add_error("away_coach", "A bye has no opponent: leave the away coach empty.")
+            self.add_error("away_coach", _("A bye has no opponent: leave the away coach empty."))
         if not bye and "away_coach" in cleaned and cleaned.get("away_coach") is None:
-            self.add_error("away_coach", "Give the away coach's federation number (or make the game a bye).")
+            self.add_error("away_coach", _("Give the away coach's federation number (or make the game a bye)."))
         if bye and cleaned.get("conceded"):
-            self.add_error("conceded", "Nobody concedes a bye.")
+            self.add_error("conceded", _("Nobody concedes a bye."))
         return cleaned
 
 
 class AwardForm(_RaceRowForm):
-    category = forms.CharField(max_length=100)
+    category = forms.CharField(max_length=100, label=gettext_lazy("Category"))
     coach = _number()
-    race = RaceField(required=False)
+    race = RaceField(required=False, label=gettext_lazy("Race"))
 
 
 ParticipantFormSet = formset_factory(ParticipantForm, extra=4, can_delete=True)
@@ -387,7 +412,14 @@ class EventEntry:
     given more rows), the typed values are shown without their errors.
     """
 
-    SECTIONS = {"participants": "Participant", "rounds": "Round", "games": "Game", "awards": "Award"}
+    SECTIONS = {
+        "participants": gettext_lazy("Participant"), "rounds": gettext_lazy("Round"), "games": gettext_lazy("Game"),
+        "awards": gettext_lazy("Award"),
+    }
+    SECTION_NAMES = {
+        "participants": gettext_lazy("Participants"), "rounds": gettext_lazy("Rounds"), "games": gettext_lazy("Games"),
+        "awards": gettext_lazy("Awards"),
+    }
     COACH_FIELDS = {"participants": ("coach",), "games": ("home_coach", "away_coach"), "awards": ("coach",)}
     EVENT_PART = ("event", "participants", "rounds", "awards")
 
@@ -553,7 +585,7 @@ class EventEntry:
 
         def part(_index, row):
             in_round[row["round"]] = in_round.get(row["round"], 0) + 1
-            return Elsewhere(f"Round {row['round']}, game {in_round[row['round']]}", row["round"])
+            return Elsewhere(_("Round %(round)s, game %(game)s") % {"round": row["round"], "game": in_round[row["round"]]}, row["round"])
 
         rows += list(self._saved_rows("games", others, part))
         return rows
@@ -572,7 +604,7 @@ class EventEntry:
     def _typed_coaches(self):
         """(form, field name, CoachText) of every coach typed as a name on a kept row."""
         for formset in self.posted:
-            for _, form in _kept(formset):
+            for _row, form in _kept(formset):
                 for name in self.COACH_FIELDS.get(formset.prefix, ()):
                     if isinstance(form.cleaned_data.get(name), CoachText):
                         yield form, name, form.cleaned_data[name]
@@ -590,7 +622,8 @@ class EventEntry:
             if text.number is not None:
                 actual = names.get(text.number)
                 if actual is not None and search_key(actual) != search_key(text.name):
-                    form.add_error(field, f"Coach {text.number} is “{actual}”, not “{text.name}”: choose a suggestion or type the number.")
+                    mismatch = _("Coach %(number)s is “%(actual)s”, not “%(typed)s”: choose a suggestion or type the number.")
+                    form.add_error(field, mismatch % {"number": text.number, "actual": actual, "typed": text.name})
                     ok = False
                     continue
                 form.cleaned_data[field] = text.number
@@ -601,10 +634,12 @@ class EventEntry:
                 continue
             ok = False
             if not coaches:
-                form.add_error(field, f"No coach is called “{text.name}”: type the coach's federation number.")
+                form.add_error(field, _("No coach is called “%(name)s”: type the coach's federation number.") % {
+                    "name": text.name})
             else:
                 some = ", ".join(f"{name} ({number})" for number, name in coaches[:5])
-                form.add_error(field, f"“{text.name}” could be several coaches: {some}. Choose a suggestion or type the number.")
+                form.add_error(field, _("“%(name)s” could be several coaches: %(some)s. Choose a suggestion or type the number.") % {
+                    "name": text.name, "some": some})
         return ok
 
     def participant_numbers(self) -> list[int] | None:
@@ -620,11 +655,11 @@ class EventEntry:
         items = []
         for name, errors in self.form.errors.items():
             field = self.form[name] if name in self.form.fields else next(iter(self.form))
-            where = f"Event, {field.label}" if name in self.form.fields else "Event"
+            where = _("Event, %(field)s") % {"field": field.label} if name in self.form.fields else _("Event")
             items += [(field.id_for_label, f"{where}: {message}") for message in errors]
         for formset in self.posted:
             what = self.SECTIONS[formset.prefix]
-            items += [(formset.prefix, f"{what}s: {message}") for message in formset.non_form_errors()]
+            items += [(formset.prefix, f"{self.SECTION_NAMES[formset.prefix]}: {message}") for message in formset.non_form_errors()]
             for row, form in enumerate(formset.forms, start=1):
                 for name, errors in form.errors.items():
                     on_field = name in form.fields
@@ -635,7 +670,8 @@ class EventEntry:
 
     def elsewhere_summary(self) -> list[tuple[int | None, str]]:
         """(round whose page shows it, None: the event's; message) of every problem of a saved row of another part."""
-        return [(where.part, f"{where.what} (saved): {message}") for where, message in self.elsewhere]
+        saved = _("%(where)s (saved): %(message)s")
+        return [(where.part, saved % {"where": where.what, "message": message}) for where, message in self.elsewhere]
 
     def _game_entries(self, by_number: dict, registered: dict, known: set[int], rows) -> tuple[list[GameEntry], bool]:
         """The games as entries, and whether some could not be read (an unknown round, a race that
@@ -651,8 +687,11 @@ class EventEntry:
 
             round_ = by_number.get(data["round"])
             if round_ is None:
-                where = "above" if self.rounds.is_bound else "of the event (its first part)"
-                note("round", f"Round {data['round']} is not in the list of rounds {where}.")
+                if self.rounds.is_bound:
+                    missing = _("Round %(number)s is not in the list of rounds above.")
+                else:
+                    missing = _("Round %(number)s is not in the list of rounds of the event (its first part).")
+                note("round", missing % {"number": data["round"]})
                 problems = True
                 continue
             bye = data["kind"] == GameKind.BYE
@@ -666,9 +705,9 @@ class EventEntry:
                 elif number in registered:
                     races[side] = registered[number]
                 elif number not in known:
-                    note(f"{side}_coach", f"No coach has federation number {number}: create the coach first.")
+                    note(f"{side}_coach", _("No coach has federation number %(number)s: create the coach first.") % {"number": number})
                 else:
-                    note(f"{side}_race", "Choose the race, or register the coach as a participant.")
+                    note(f"{side}_race", _("Choose the race, or register the coach as a participant."))
             if len(races) < 2:
                 problems = True
                 continue
@@ -710,21 +749,25 @@ class UploadForm(forms.Form):
     }
 
     file = forms.FileField(
-        label="Results file (CSV)",
-        help_text=f"CSV (UTF-8, or UTF-16 with a byte order mark), or a tournament program's NAF report (XML), "
-                  f"at most {MAX_UPLOAD_BYTES // 1024} KB and {MAX_UPLOAD_GAMES:,} games.",
+        label=gettext_lazy("Results file (CSV)"),
+        help_text=format_lazy(
+            gettext_lazy("CSV (UTF-8, or UTF-16 with a byte order mark), or a tournament program's NAF report (XML), "
+                         "at most {kilobytes} KB and {games} games."),
+            kilobytes=MAX_UPLOAD_BYTES // 1024, games=f"{MAX_UPLOAD_GAMES:,}",
+        ),
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv,.xml,application/xml,text/xml"}),
     )
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
         if upload.size > MAX_UPLOAD_BYTES:
-            raise ValidationError(f"The file is {upload.size // 1024} KB; uploads are limited to {MAX_UPLOAD_BYTES // 1024} KB.")
+            raise ValidationError(_("The file is %(size)s KB; uploads are limited to %(limit)s KB.") % {
+                "size": upload.size // 1024, "limit": MAX_UPLOAD_BYTES // 1024})
         if PurePath(upload.name).suffix.lower() not in self.ALLOWED_EXTENSIONS:
-            raise ValidationError("Upload a .csv file (comma-separated values) or a NAF report (.xml).")
+            raise ValidationError(_("Upload a .csv file (comma-separated values) or a NAF report (.xml)."))
         content_type = (getattr(upload, "content_type", "") or "").split(";")[0].strip().lower()
         if content_type and content_type not in self.ALLOWED_TYPES:
-            raise ValidationError(f"This file is {content_type}, not CSV text or a NAF report.")
+            raise ValidationError(_("This file is %(type)s, not CSV text or a NAF report.") % {"type": content_type})
         return upload
 
 
@@ -732,6 +775,7 @@ class CoachForm(forms.ModelForm):
     class Meta:
         model = Coach
         fields = ["number", "name", "nationality"]
+        labels = {"number": gettext_lazy("Number"), "name": gettext_lazy("Name"), "nationality": gettext_lazy("Nationality")}
 
 
 class NewCoachForm(forms.Form):
@@ -754,13 +798,13 @@ class ConfirmForm(forms.Form):
 class SanctionForm(forms.Form):
     """The sanction; of a likely duplicate, only with the box ticked and a reason (the service checks again)."""
 
-    note = forms.CharField(required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 2}), label="Note (optional)")
+    note = forms.CharField(required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 2}), label=gettext_lazy("Note (optional)"))
     duplicate_confirmed = forms.BooleanField(
-        required=False, label="I have checked the likely duplicates above: this event is not one of them", label_suffix="",
+        required=False, label=gettext_lazy("I have checked the likely duplicates above: this event is not one of them"), label_suffix="",
     )
     duplicate_reason = forms.CharField(
-        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), label="Why it is not a duplicate",
-        help_text="Recorded in the audit log with the events it resembles.",
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), label=gettext_lazy("Why it is not a duplicate"),
+        help_text=gettext_lazy("Recorded in the audit log with the events it resembles."),
     )
 
     def __init__(self, *args, likely_duplicate: bool = False, **kwargs):
@@ -771,30 +815,30 @@ class SanctionForm(forms.Form):
         data = super().clean()
         if self.likely_duplicate:
             if not data.get("duplicate_confirmed"):
-                self.add_error("duplicate_confirmed", "This event is a likely duplicate: tick the box to sanction it all the same.")
+                self.add_error("duplicate_confirmed", _("This event is a likely duplicate: tick the box to sanction it all the same."))
             if not (data.get("duplicate_reason") or "").strip():
-                self.add_error("duplicate_reason", "Say why it is not a duplicate: the reason goes into the audit log.")
+                self.add_error("duplicate_reason", _("Say why it is not a duplicate: the reason goes into the audit log."))
         return data
 
 
 class RejectForm(forms.Form):
     reason = forms.CharField(
-        max_length=2000, widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="The organiser sees this reason on the event's page.",
-        error_messages={"required": "Give the organiser a reason for the rejection."},
+        max_length=2000, widget=forms.Textarea(attrs={"rows": 3}), label=gettext_lazy("Reason"),
+        help_text=gettext_lazy("The organiser sees this reason on the event's page."),
+        error_messages={"required": gettext_lazy("Give the organiser a reason for the rejection.")},
     )
 
 
 class GameCorrectionForm(forms.Form):
     game = forms.IntegerField(widget=forms.HiddenInput)
-    home_touchdowns = _score("Home TD", MAX_TOUCHDOWNS, "touchdowns")
-    away_touchdowns = _score("Away TD", MAX_TOUCHDOWNS, "touchdowns")
-    home_casualties = _score("Home CAS", MAX_CASUALTIES, "casualties")
-    away_casualties = _score("Away CAS", MAX_CASUALTIES, "casualties")
-    conceded_by = forms.ChoiceField(choices=[("", "—"), *Side.choices], required=False, label="Conceded")
-    kind = forms.ChoiceField(choices=GameKind.choices)
-    note = forms.CharField(max_length=500, label="Reason for the correction",
-                           error_messages={"required": "Say why the result is corrected (it goes in the audit log)."})
+    home_touchdowns = _score(gettext_lazy("Home TD"), MAX_TOUCHDOWNS, "touchdowns")
+    away_touchdowns = _score(gettext_lazy("Away TD"), MAX_TOUCHDOWNS, "touchdowns")
+    home_casualties = _score(gettext_lazy("Home CAS"), MAX_CASUALTIES, "casualties")
+    away_casualties = _score(gettext_lazy("Away CAS"), MAX_CASUALTIES, "casualties")
+    conceded_by = forms.ChoiceField(choices=[("", "—"), *Side.choices], required=False, label=gettext_lazy("Conceded"))
+    kind = forms.ChoiceField(choices=GameKind.choices, label=gettext_lazy("Kind"))
+    note = forms.CharField(max_length=500, label=gettext_lazy("Reason for the correction"),
+                           error_messages={"required": gettext_lazy("Say why the result is corrected (it goes in the audit log).")})
 
     def changes(self) -> dict:
         data = self.cleaned_data
@@ -806,8 +850,8 @@ class GameCorrectionForm(forms.Form):
 
 
 class CoachMergeForm(forms.Form):
-    keep = forms.IntegerField(label="Keep coach (federation number)", min_value=1, widget=NUMBER)
-    duplicate = forms.IntegerField(label="Duplicate to fold into it (federation number)", min_value=1, widget=NUMBER)
+    keep = forms.IntegerField(label=gettext_lazy("Keep coach (federation number)"), min_value=1, widget=NUMBER)
+    duplicate = forms.IntegerField(label=gettext_lazy("Duplicate to fold into it (federation number)"), min_value=1, widget=NUMBER)
 
     def _coach(self, name: str):
         number = self.cleaned_data.get(name)
@@ -815,20 +859,20 @@ class CoachMergeForm(forms.Form):
             return None
         coach = Coach.objects.filter(number=number).first()
         if coach is None:
-            self.add_error(name, f"No coach has federation number {number}.")
+            self.add_error(name, _("No coach has federation number %(number)s.") % {"number": number})
         return coach
 
     def clean(self):
         cleaned = super().clean()
         cleaned["keep_coach"], cleaned["duplicate_coach"] = self._coach("keep"), self._coach("duplicate")
         if cleaned.get("keep") is not None and cleaned.get("keep") == cleaned.get("duplicate"):
-            self.add_error("duplicate", "Choose two different coaches to merge.")
+            self.add_error("duplicate", _("Choose two different coaches to merge."))
         return cleaned
 
 
 class LinkCoachForm(forms.Form):
-    coach = forms.IntegerField(label="Coach (federation number)", required=False, min_value=1, widget=NUMBER,
-                               help_text="Empty: unlink the account from its coach.")
+    coach = forms.IntegerField(label=gettext_lazy("Coach (federation number)"), required=False, min_value=1, widget=NUMBER,
+                               help_text=gettext_lazy("Empty: unlink the account from its coach."))
 
     def clean_coach(self):
         number = self.cleaned_data["coach"]
@@ -836,7 +880,7 @@ class LinkCoachForm(forms.Form):
             return None
         coach = Coach.objects.filter(number=number).first()
         if coach is None:
-            raise ValidationError(f"No coach has federation number {number}.")
+            raise ValidationError(_("No coach has federation number %(number)s.") % {"number": number})
         return coach
 
 

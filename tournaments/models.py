@@ -13,6 +13,8 @@ from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from django_countries.fields import CountryField
 
 from .rules import play_date_error
@@ -217,12 +219,12 @@ class Coach(models.Model):
 
 
 class EventStatus(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    SUBMITTED = "submitted", "Submitted"
-    SANCTIONED = "sanctioned", "Sanctioned"
-    REJECTED = "rejected", "Rejected"
+    DRAFT = "draft", _("Draft")
+    SUBMITTED = "submitted", _("Submitted")
+    SANCTIONED = "sanctioned", _("Sanctioned")
+    REJECTED = "rejected", _("Rejected")
     # recorded play that is no sanctioned event (the real data's open-play months): public, never rated
-    OPEN_PLAY = "open_play", "Open play (unsanctioned)"
+    OPEN_PLAY = "open_play", _("Open play (unsanctioned)")
 
 
 # What the public sees: sanctioned events and open play. Drafts, submitted and rejected events are
@@ -320,14 +322,14 @@ class Round(models.Model):
 
 
 class GameKind(models.TextChoices):
-    PLAYED = "played", "Played"
-    FORFEIT = "forfeit", "Forfeit"
-    BYE = "bye", "Bye"
+    PLAYED = "played", _("Played")
+    FORFEIT = "forfeit", _("Forfeit")
+    BYE = "bye", _("Bye")
 
 
 class Side(models.TextChoices):
-    HOME = "home", "Home"
-    AWAY = "away", "Away"
+    HOME = "home", pgettext_lazy("side", "Home")
+    AWAY = "away", _("Away")
 
 
 class Game(models.Model):

@@ -10,6 +10,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
 from audit.selectors import last_rejection
@@ -57,7 +59,8 @@ def event_new(request):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"{event.name} is saved as a draft. Enter its participants, rounds and games, or upload them.")
+            messages.success(request, _("%(name)s is saved as a draft. Enter its participants, rounds and games, or upload them.")
+                % {"name": event.name})
             return redirect("organiser_event_edit", event.pk)
     return render(request, "organiser/event_new.html", {"form": form})
 
@@ -76,7 +79,8 @@ def event_detail(request, pk: int):
 
 
 def _not_editable(request, event: Event):
-    messages.error(request, f"{event.name} is {event.get_status_display().lower()}: only a draft or a rejected event can be changed.")
+    messages.error(request, _("%(name)s is %(status)s: only a draft or a rejected event can be changed.") % {
+        "name": event.name, "status": event.get_status_display().lower()})
     return redirect("organiser_event_detail", event.pk)
 
 
@@ -124,13 +128,16 @@ def event_edit(request, pk: int):
     data = with_more_game_rows(request.POST, round_number=round_number) if more_rows else _posted(request)
     entry = EventEntry(data, event=selectors.event_get(pk=event.pk), round_number=round_number)
     if round_number is not None and round_number not in {r["number"] for r in entry.rounds_saved()}:
-        messages.error(request, f"{event.name} has no round {round_number} yet: add it to the rounds, then enter its games.")
+        messages.error(request, _("%(name)s has no round %(number)s yet: add it to the rounds, then enter its games.") % {
+            "name": event.name, "number": round_number})
         return redirect("organiser_event_edit", event.pk)
     problems: list[str] = []
     if action == "create_coaches":
         created = _create_coaches(request)
         if created:
-            messages.success(request, f"Created {created} coach{'es' if created != 1 else ''}: check the page and save it.")
+            messages.success(request, ngettext(
+                "Created %(count)s coach: check the page and save it.", "Created %(count)s coaches: check the page and save it.", created,
+            ) % {"count": created})
         entry.is_valid()
     elif request.method == "POST" and not more_rows and entry.is_valid():
         go = request.POST.get("go", "")
@@ -144,11 +151,11 @@ def event_edit(request, pk: int):
             if go:
                 destination = _destination(event, entry, go)
                 if destination is None:
-                    messages.warning(request, "Add a round to the list of rounds first: its games are entered on its own page.")
+                    messages.warning(request, _("Add a round to the list of rounds first: its games are entered on its own page."))
                 if changed:
-                    messages.success(request, "Saved.")
+                    messages.success(request, _("Saved."))
                 return redirect(destination or _edit_url(event, None))
-            messages.success(request, "The event is saved.")
+            messages.success(request, _("The event is saved."))
             for overlap in selectors.overlapping_entries(event=event):
                 messages.warning(request, _overlap_warning(overlap))
             return redirect("organiser_event_detail", event.pk)
@@ -178,8 +185,10 @@ def _duplicate_context(event: Event, *, entries=None, staff: bool = False) -> di
 
 
 def _overlap_warning(overlap: dict) -> str:
-    return (f"{overlap['name']} ({overlap['number']}) is also entered in {overlap['event']}, "
-            f"{overlap['start']:%Y-%m-%d} to {overlap['end']:%Y-%m-%d}: the dates overlap.")
+    return _("%(name)s (%(number)s) is also entered in %(event)s, %(start)s to %(end)s: the dates overlap.") % {
+        "name": overlap["name"], "number": overlap["number"], "event": overlap["event"],
+        "start": f"{overlap['start']:%Y-%m-%d}", "end": f"{overlap['end']:%Y-%m-%d}",
+    }
 
 
 def _session_key(event: Event) -> str:
@@ -269,17 +278,17 @@ def event_upload(request, pk: int):
         return _upload_page(request, event, upload=_parse(event, data), staged=staged)
     staged = _staged(request, event)
     if staged is None:
-        messages.error(request, "Upload the file again: the checked upload is no longer there.")
+        messages.error(request, _("Upload the file again: the checked upload is no longer there."))
         return redirect("organiser_event_upload", event.pk)
     if action == "create_coaches":
         created = _create_coaches(request)
         if created:
-            messages.success(request, f"Created {created} coach{'es' if created != 1 else ''}.")
+            messages.success(request, ngettext("Created %(count)s coach.", "Created %(count)s coaches.", created) % {"count": created})
         return _upload_page(request, event, upload=_parse(event, bytes(staged.data)), staged=staged)
     if action == "confirm":
         form = ConfirmForm(request.POST)
         if not form.is_valid() or form.cleaned_data["digest"] != staged.digest:
-            messages.error(request, "The results changed since the preview: check them again.")
+            messages.error(request, _("The results changed since the preview: check them again."))
             return redirect("organiser_event_upload", event.pk)
         upload = _parse(event, bytes(staged.data))
         if not upload.is_valid:
@@ -289,18 +298,18 @@ def event_upload(request, pk: int):
         except ValidationError as error:
             return _upload_page(request, event, upload=upload, staged=staged, problems=_error_messages(error))
         del request.session[key]
-        messages.success(request, f"Saved {len(upload.games)} games from {staged.name}.")
+        messages.success(request, _("Saved %(games)s games from %(file)s.") % {"games": len(upload.games), "file": staged.name})
         return redirect("organiser_event_detail", event.pk)
     return redirect("organiser_event_upload", event.pk)
 
 
 def _create_coaches(request) -> int:
     if not request.user.has_perm(CREATE_COACHES):
-        messages.error(request, "Your account cannot create coaches.")
+        messages.error(request, _("Your account cannot create coaches."))
         return 0
     formset = NewCoachFormSet(request.POST, prefix="coaches")
     if not formset.is_valid():
-        messages.error(request, "Give every new coach a name.")
+        messages.error(request, _("Give every new coach a name."))
         return 0
     created = 0
     for form in formset:
@@ -310,7 +319,8 @@ def _create_coaches(request) -> int:
         try:
             services.coach_create(actor=request.user, number=data["number"], name=data["name"])
         except ValidationError as error:
-            messages.error(request, f"Coach {data['number']}: {' '.join(_error_messages(error))}")
+            messages.error(request, _("Coach %(number)s: %(problems)s")
+                % {"number": data["number"], "problems": " ".join(_error_messages(error))})
         else:
             created += 1
     return created
@@ -342,7 +352,8 @@ def event_submit(request, pk: int):
         except ValidationError as error:
             problems = _error_messages(error)
         else:
-            messages.success(request, f"{event.name} is submitted: staff will sanction it or tell you what to correct.")
+            messages.success(request, _("%(name)s is submitted: staff will sanction it or tell you what to correct.")
+                % {"name": event.name})
             return redirect("organiser_event_detail", event.pk)
     return render(request, "organiser/event_submit.html", {
         "event": event, "problems": problems, **selectors.event_counts(event=event), **_duplicate_context(event),
@@ -363,6 +374,6 @@ def coach_new(request):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"Created {coach}.")
+            messages.success(request, _("Created %(coach)s.") % {"coach": coach})
             return redirect(next_url or reverse("organiser_event_list"))
     return render(request, "organiser/coach_new.html", {"form": form, "next": next_url})

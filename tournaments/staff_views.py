@@ -11,6 +11,8 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.models import AuditRecord
@@ -63,43 +65,43 @@ def _plain(value) -> str:
 
 
 class EventQueueTable(tables.Table):
-    name = tables.LinkColumn("staff_event_review", args=[tables.A("pk")])
-    organiser = tables.Column(accessor="organiser__username", verbose_name="Organiser", default="—")
-    game_count = tables.Column(verbose_name="Games", attrs={"td": {"class": "num"}, "th": {"class": "num"}})
+    name = tables.LinkColumn("staff_event_review", args=[tables.A("pk")], verbose_name=gettext_lazy("Name"))
+    organiser = tables.Column(accessor="organiser__username", verbose_name=gettext_lazy("Organiser"), default="—")
+    game_count = tables.Column(verbose_name=gettext_lazy("Games"), attrs={"td": {"class": "num"}, "th": {"class": "num"}})
 
     class Meta:
         model = Event
         fields = ["name", "start_date", "end_date", "variant", "country", "organiser", "game_count", "status", "updated_at"]
-        empty_text = "No events here."
+        empty_text = gettext_lazy("No events here.")
 
 
 class AuditTable(tables.Table):
-    actor = tables.Column(accessor="actor__username", verbose_name="Who", default="system")
-    at = tables.DateTimeColumn(verbose_name="When", format="Y-m-d H:i:s")
-    object_repr = tables.Column(verbose_name="Object")
-    change = tables.Column(verbose_name="Before → after", empty_values=(), orderable=False)
+    actor = tables.Column(accessor="actor__username", verbose_name=gettext_lazy("Who"), default=gettext_lazy("system"))
+    at = tables.DateTimeColumn(verbose_name=gettext_lazy("When"), format="Y-m-d H:i:s")
+    object_repr = tables.Column(verbose_name=gettext_lazy("Object"))
+    change = tables.Column(verbose_name=gettext_lazy("Before → after"), empty_values=(), orderable=False)
 
     class Meta:
         model = AuditRecord
         fields = ["at", "actor", "action", "object_type", "object_id", "object_repr", "change", "note"]
-        empty_text = "No audit records match."
+        empty_text = gettext_lazy("No audit records match.")
 
     def render_change(self, record):
         return render_to_string("staff/_audit_change.html", {"lines": _change_lines(record.before, record.after)})
 
 
 class MemberTable(tables.Table):
-    username = tables.Column()
-    coach = tables.Column(accessor="coach", verbose_name="Coach", default="—", orderable=False)
-    groups = tables.Column(empty_values=(), orderable=False, verbose_name="Roles")
+    username = tables.Column(verbose_name=gettext_lazy("Username"))
+    coach = tables.Column(accessor="coach", verbose_name=gettext_lazy("Coach"), default="—", orderable=False)
+    groups = tables.Column(empty_values=(), orderable=False, verbose_name=gettext_lazy("Roles"))
     link = tables.LinkColumn(
-        "staff_member_link", args=[tables.A("pk")], text="Link coach", empty_values=(), orderable=False, verbose_name=""
+        "staff_member_link", args=[tables.A("pk")], text=gettext_lazy("Link coach"), empty_values=(), orderable=False, verbose_name=""
     )
 
     class Meta:
         model = User
         fields = ["username", "email", "coach", "groups", "last_login"]
-        empty_text = "No accounts match."
+        empty_text = gettext_lazy("No accounts match.")
 
     def render_groups(self, record):
         return ", ".join(group.name for group in record.groups.all()) or "—"
@@ -121,7 +123,7 @@ def _event(pk: int) -> Event:
     try:
         return selectors.event_get(pk=pk)
     except Event.DoesNotExist:
-        raise Http404("There is no event with this number.") from None
+        raise Http404(_("There is no event with this number.")) from None
 
 
 @perms.permission_required(perms.SANCTION_EVENTS)
@@ -159,7 +161,8 @@ def event_sanction(request, pk: int):
         )
     except ValidationError as error:
         return event_review(request, pk, sanction_form=form, problems=_error_messages(error))
-    messages.success(request, f"{event.name} is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")
+    messages.success(request, _("%(name)s is sanctioned. Its recalculation is queued: the rankings show it once that run finishes.")
+        % {"name": event.name})
     return redirect("staff_event_runs", event.pk)  # the ratings' page of the runs it queued, and their progress
 
 
@@ -174,7 +177,7 @@ def event_reject(request, pk: int):
         services.event_reject(event=event, actor=request.user, reason=form.cleaned_data["reason"])
     except ValidationError as error:
         return event_review(request, pk, reject_form=form, problems=_error_messages(error))
-    messages.success(request, f"{event.name} is rejected; the organiser sees your reason.")
+    messages.success(request, _("%(name)s is rejected; the organiser sees your reason.") % {"name": event.name})
     return redirect("staff_event_queue")
 
 
@@ -191,14 +194,17 @@ def event_correct(request, pk: int):
             try:
                 game = selectors.game_get(event=event, pk=bound.cleaned_data["game"])
             except Game.DoesNotExist:
-                raise Http404("There is no game with this number in this event.") from None
+                raise Http404(_("There is no game with this number in this event.")) from None
             try:
                 services.game_correct(game=game, actor=request.user, note=bound.cleaned_data["note"], **bound.changes())
             except ValidationError as error:
                 problems = _error_messages(error)
             else:
-                messages.success(request, f"Game {game.pk} corrected" + (
-                    "; the ratings are recalculated from its date." if event.status == EventStatus.SANCTIONED else "."))
+                if event.status == EventStatus.SANCTIONED:
+                    corrected = _("Game %(number)s corrected; the ratings are recalculated from its date.")
+                else:
+                    corrected = _("Game %(number)s corrected.")
+                messages.success(request, corrected % {"number": game.pk})
                 return redirect("staff_event_correct", event.pk)
     rows = []
     for game in games:
@@ -236,7 +242,8 @@ def coach_merge(request):
                 form.add_error(None, error)
                 refused = error.messages
             else:
-                messages.success(request, f"Coach {duplicate.number} is merged into {keep}. The recalculation is queued.")
+                messages.success(request, _("Coach %(number)s is merged into %(kept)s. The recalculation is queued.")
+                    % {"number": duplicate.number, "kept": keep})
                 return redirect("staff_coach_merge")
         preview = []
         for label, coach in (("Keep", keep), ("Fold in and delete", duplicate)):
@@ -260,7 +267,7 @@ def member_link(request, pk: int):
     try:
         member = selectors.member_get(pk=pk)
     except User.DoesNotExist:
-        raise Http404("There is no account with this number.") from None
+        raise Http404(_("There is no account with this number.")) from None
     current = getattr(member, "coach", None)
     form = LinkCoachForm(_posted(request), initial={"coach": current.number if current else None})
     if request.method == "POST" and form.is_valid():
@@ -272,7 +279,8 @@ def member_link(request, pk: int):
             coach = form.cleaned_data["coach"]
             messages.success(
                 request,
-                f"{member.get_username()} is linked to {coach}." if coach else f"{member.get_username()} is no longer linked to a coach.",
+                (_("%(username)s is linked to %(coach)s.") if coach else _("%(username)s is no longer linked to a coach."))
+                % {"username": member.get_username(), "coach": coach},
             )
             return redirect("staff_member_list")
     failures = AccountFailures(member.get_username())
@@ -288,9 +296,10 @@ def member_unlock(request, pk: int):
     try:
         member = selectors.member_get(pk=pk)
     except User.DoesNotExist:
-        raise Http404("There is no account with this number.") from None
+        raise Http404(_("There is no account with this number.")) from None
     services.user_unlock(user=member, actor=request.user)
-    messages.success(request, f"{member.get_username()} can log in again from every address; the limits per address stay.")
+    messages.success(request, _("%(username)s can log in again from every address; the limits per address stay.")
+        % {"username": member.get_username()})
     return redirect("staff_member_link", pk=member.pk)
 
 

@@ -2,7 +2,12 @@
 lapses, and what a period is called."""
 from __future__ import annotations
 
-from rating_engines import glicko
+import math
+
+from rating_engines import glicko, knsb, naf_elo
+from rating_pages.presenters import rules
+from ratings.choices import Method
+from ratingsite import charts
 
 
 def idle_periods_until_unranked(config, phi: float, sigma: float | None = None) -> int:
@@ -22,3 +27,142 @@ def idle_periods_until_unranked(config, phi: float, sigma: float | None = None) 
 
 def period_name(config) -> str:
     return {"month": "month", "two_weeks": "two-week period", "event": "event"}[config.period]
+
+
+def asked_phi(query: str) -> tuple[float | None, str | None]:
+    """The φ the about page's lapse question asks about (None if none), and the message refusing it."""
+    if not query:
+        return None, None
+    try:
+        phi = float(query)
+        if not 0 < phi <= 2000 or not math.isfinite(phi):
+            raise ValueError
+    except ValueError:
+        return None, f"“{query}” is not a φ: give a number above 0 and at most 2000."
+    return phi, None
+
+
+def sections(configured, phi: float | None) -> list[dict]:
+    """One section per system: its parameters, rank and provisional rules, and its method's figures."""
+    out = []
+    for system, config in configured:
+        section = {
+            "system": system, "config": config, "params": parameters(config), "rule": rules.inactive_rule(system, config),
+            "provisional": rules.provisional_rule(system),
+        }
+        section.update(METHOD_FIGURES[system.method](system, config, phi))
+        out.append(section)
+    return out
+
+
+def elo_figures(system, config, phi: float | None) -> dict:
+    """K against the number of coaches at an event, and a major's K."""
+    return {
+        "k_rows": [(n, config.k(n, major=False)) for n in (4, 8, 12, 16, 20, 24, 28, 32, 48, 60)],
+        "k_major": config.k(0, major=True),
+    }
+
+
+def knsb_figures(system, config, phi: float | None) -> dict:
+    """k against Nv at 1800, and against the rating at Nv 100."""
+    return {
+        "k_rows": [(nv, knsb.k_factor(1800, nv)) for nv in (1, 6, 10, 20, 40, 60, 74, 75, 100)],
+        "k_band": [(r, knsb.k_factor(r, 100)) for r in (2000, 2100, 2200, 2300, 2400, 2500)],
+    }
+
+
+def parameters(config) -> list[tuple[str, str]]:
+    params = config.as_params()
+    out = []
+    for name, value in params.items():
+        if name == "initial_list":
+            value = f"{len(value)} imported entries" if value else "none"
+        elif isinstance(value, list):
+            value = ", ".join(map(str, value)) or "none"
+        elif value is None:
+            value = "none (default)"
+        out.append((name, str(value)))
+    return out
+
+
+def glicko_figures(system, config, phi: float | None) -> dict:
+    """φ's growth when idle and the idle periods until the rank lapses, as charts and tables."""
+    unit = period_name(config)
+    figures = {**_growth(system, config, unit), **_lapse(system, config, unit), "unit": unit, "step": glicko.decay_step(config.sigma0)}
+    if phi is not None:
+        figures["asked"] = (phi, idle_periods_until_unranked(config, phi))
+    return figures
+
+
+def _growth(system, config, unit: str) -> dict:
+    horizon = 120 if config.period == "month" else 240
+    sigma = config.sigma0
+    starts = [p for p in (30, 50, 60, 90) if p < config.inactive_phi] or [config.inactive_phi / 2]
+    series = []
+    for start in starts:
+        points = [(n, glicko.decay(glicko.GlickoRating(0.0, start, sigma), periods=n, phi_cap=config.decay_cap).phi)
+                  for n in range(0, horizon + 1, 2)]
+        series.append(charts.Series(f"from φ {start:g}", points))
+    growth = charts.line_chart(
+        series,
+        title=f"{system.name}: φ growth when idle",
+        description=(
+            f"φ after 0 to {horizon} idle {unit}s at σ = {sigma:g}, from several starting values; φ² grows by "
+            f"(173.7178·σ)² each {unit}, capped at {config.decay_cap:g}. The dashed line is the rank limit "
+            f"{config.inactive_phi:g}. The table gives the same figures."
+        ),
+        x_label=f"idle {unit}s", y_label="φ", guides=((config.inactive_phi, f"rank limit φ {config.inactive_phi:g}"),),
+    )
+    growth_rows = [
+        (n, [glicko.decay(glicko.GlickoRating(0.0, s, sigma), periods=n, phi_cap=config.decay_cap).phi for s in starts])
+        for n in (0, 6, 12, 18, 24, 36, 48, 60, 90, 120) if n <= horizon
+    ]
+    return {"growth_chart": growth, "growth_starts": starts, "growth_rows": growth_rows}
+
+
+def _lapse(system, config, unit: str) -> dict:
+    lapse_starts = [p for p in range(30, int(config.inactive_phi) + 1, 10)]
+    lapse = [(p, idle_periods_until_unranked(config, p)) for p in lapse_starts]
+    lapse_chart = charts.line_chart(
+        [charts.Series("idle periods until no rank", [(p, n) for p, n in lapse if n >= 0])],
+        title=f"{system.name}: idle {unit}s until the rank lapses",
+        description=(
+            f"How many {unit}s without a game take φ above {config.inactive_phi:g}, for a starting φ from "
+            f"{lapse_starts[0] if lapse_starts else 0} to {config.inactive_phi:g} (σ = {config.sigma0:g}). Same figures in the table."
+        ),
+        x_label="φ now", y_label=f"idle {unit}s",
+    )
+    return {"lapse_chart": lapse_chart, "lapse_rows": lapse}
+
+
+def expected_score_figures(configured):
+    """We against the rating difference: NAF Elo (its own 150-point scale), KNSB and Glicko E."""
+    methods = {system.method: (system, config) for system, config in reversed(configured)}
+    series, rows = [], []
+    diffs = list(range(-600, 601, 25))
+    if Method.KNSB in methods:
+        config = methods[Method.KNSB][1]
+        series.append(charts.Series(
+            "KNSB We = Φ(d/σ)", [(d, knsb.expected_score(d, sigma=config.sigma, table=config.we_table)) for d in diffs]
+        ))
+    if Method.GLICKO in methods:
+        opponent = glicko.GlickoRating(0.0, 60.0, methods[Method.GLICKO][1].sigma0)
+        series.append(charts.Series("Glicko E, opponent φ 60", [(d, glicko.expected_score(d, opponent)) for d in diffs]))
+    if Method.NAF_ELO in methods:
+        series.append(charts.Series("NAF Elo P (its 150-point scale)", [(d, naf_elo.win_probability(d, 0.0)) for d in diffs]))
+    if not series:
+        return None, []
+    chart = charts.line_chart(
+        series, title="Expected score against the rating difference",
+        description="Expected score (0 to 1) of the better or worse rated side for a rating difference from −600 to 600, "
+        "under each method as configured. The table gives the same figures every 100 points.",
+        x_label="rating difference R0 − Rc", y_label="expected score",
+        guides=((0.5, "0.5"),),
+    )
+    for d in range(-600, 601, 100):
+        rows.append((d, [dict(s.points)[d] for s in series]))
+    return {"chart": chart, "labels": [s.label for s in series]}, rows
+
+
+# each method's figures on the about page, beside its formulas (rating_pages/about/_<method>.html)
+METHOD_FIGURES = {Method.NAF_ELO: elo_figures, Method.GLICKO: glicko_figures, Method.KNSB: knsb_figures}

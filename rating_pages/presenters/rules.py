@@ -16,12 +16,18 @@ if TYPE_CHECKING:
 
 def inactive_rule(system: RatingSystem, config=None) -> str:
     """One sentence: when an entry of this system shows "-" instead of a rank."""
-    if system.method == Method.GLICKO:
-        limit = (config or stored_config(system)).inactive_phi
-        return (
-            f"No rank while φ is above {limit:g}: the rating grows less certain with every idle period. "
-            "The rating itself is kept, and the rank returns with the next games."
-        )
+    return RANK_RULES.get(system.method, _months_rule)(system, config)
+
+
+def _phi_rule(system: RatingSystem, config) -> str:
+    limit = (config or stored_config(system)).inactive_phi
+    return (
+        f"No rank while φ is above {limit:g}: the rating grows less certain with every idle period. "
+        "The rating itself is kept, and the rank returns with the next games."
+    )
+
+
+def _months_rule(system: RatingSystem, config) -> str:
     if system.inactive_after_months:
         return (
             f"No rank after {system.inactive_after_months} months without a counted game. "
@@ -30,48 +36,71 @@ def inactive_rule(system: RatingSystem, config=None) -> str:
     return "Every rated entry is ranked."
 
 
+# the methods whose rank lapses otherwise than after months without a counted game
+RANK_RULES = {Method.GLICKO: _phi_rule}
+
 # Provisional marks (lichess's "?"): the pages and the about page read these thresholds.
 KNSB_FIRM_AFTER_START = 6  # KNSB: firm once Nv reaches the depot minimum (the start rating's games) plus this many
 GLICKO_NEAR_LIMIT = 0.10  # Glicko: provisional while ranked but within this share of the φ limit
 
 
 @dataclass(frozen=True)
-class ProvisionalRule:
-    """When a rating of one system gets the "?" mark: KNSB below `firm_nv` games, Glicko with φ above
-    `firm_phi` but still within the rank limit `limit`."""
+class GamesRule:
+    """KNSB: a rating resting on fewer than `firm_nv` games gets the "?" mark."""
 
-    method: str
-    firm_nv: int | None = None
-    firm_phi: float | None = None
-    limit: float | None = None
+    firm_nv: int
 
     @property
     def text(self) -> str:
-        if self.method == Method.KNSB:
-            return (f"A KNSB rating resting on fewer than {self.firm_nv} games (the start rating’s depot games "
-                    f"plus {KNSB_FIRM_AFTER_START}) is provisional: each game still moves it a lot.")
+        return (f"A KNSB rating resting on fewer than {self.firm_nv} games (the start rating’s depot games "
+                f"plus {KNSB_FIRM_AFTER_START}) is provisional: each game still moves it a lot.")
+
+    def mark(self, *, nv: int | None = None, phi: float | None = None) -> str | None:
+        """The tooltip of a provisional rating ("provisional: rests on 7 games; firm from 12"), None if firm."""
+        if nv is None or nv >= self.firm_nv:
+            return None
+        return f"provisional: rests on {nv} game{'s' if nv != 1 else ''}; firm from {self.firm_nv}"
+
+
+@dataclass(frozen=True)
+class PhiRule:
+    """Glicko: a ranked rating with φ above `firm_phi`, still within the rank limit `limit`, gets the "?" mark."""
+
+    firm_phi: float
+    limit: float
+
+    @property
+    def text(self) -> str:
         return (f"A ranked Glicko rating with φ above {self.firm_phi:g} (within {GLICKO_NEAR_LIMIT:.0%} of the rank "
                 f"limit {self.limit:g}) is provisional: a few idle periods more and it loses its rank.")
 
     def mark(self, *, nv: int | None = None, phi: float | None = None) -> str | None:
-        """The tooltip of a provisional rating ("provisional: rests on 7 games; firm from 12"), None if firm."""
-        if self.method == Method.KNSB:
-            if nv is None or nv >= self.firm_nv:
-                return None
-            return f"provisional: rests on {nv} game{'s' if nv != 1 else ''}; firm from {self.firm_nv}"
+        """The tooltip of a provisional rating, None if firm."""
         if phi is None or not self.firm_phi < phi <= self.limit:
             return None
         return f"provisional: φ {fixed(phi)}, near the rank limit {self.limit:g}; firm below φ {self.firm_phi:g}"
 
 
+ProvisionalRule = GamesRule | PhiRule
+
+
+def _games_rule(system: RatingSystem) -> GamesRule:
+    return GamesRule(firm_nv=stored_config(system).depot_min_games + KNSB_FIRM_AFTER_START)
+
+
+def _near_limit_rule(system: RatingSystem) -> PhiRule:
+    limit = float(stored_config(system).inactive_phi)
+    return PhiRule(firm_phi=round(limit * (1 - GLICKO_NEAR_LIMIT), 2), limit=limit)
+
+
+# the methods whose ratings can be provisional (NAF Elo's cannot), and how
+PROVISIONAL_RULES = {Method.KNSB: _games_rule, Method.GLICKO: _near_limit_rule}
+
+
 def provisional_rule(system: RatingSystem) -> ProvisionalRule | None:
     """The "?" rule of a system (None: NAF Elo has none), from its stored (validated) parameters."""
-    if system.method == Method.KNSB:
-        return ProvisionalRule(system.method, firm_nv=stored_config(system).depot_min_games + KNSB_FIRM_AFTER_START)
-    if system.method == Method.GLICKO:
-        limit = float(stored_config(system).inactive_phi)
-        return ProvisionalRule(system.method, firm_phi=round(limit * (1 - GLICKO_NEAR_LIMIT), 2), limit=limit)
-    return None
+    build = PROVISIONAL_RULES.get(system.method)
+    return build(system) if build is not None else None
 
 
 def coach_rating_notes(coach: Coach, ratings: list[CurrentRating]) -> None:

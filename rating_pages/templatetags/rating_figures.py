@@ -4,6 +4,7 @@ import datetime as dt
 from django import template
 from django.utils import timezone
 
+from rating_pages.columns import presentation
 from rating_pages.tables import url_maker
 from ratingsite import formatting
 
@@ -51,25 +52,13 @@ def day(value):
 @register.inclusion_tag("rating_pages/_breakdown_rows.html")
 def breakdown_rows(items, method: str, places: int):
     """The game rows of a breakdown period (`item.row` a calculation row), their figures written out
-    here: a busy period has hundreds of rows, and a filter per figure in the template cost most of the page."""
+    here from the method's columns (rating_pages.columns): a busy period has hundreds of rows, and a
+    filter per figure in the template cost most of the page."""
     coach_url = url_maker("coach_detail")
+    shown = presentation(method)
     rows = []
     for item in items:
         r = item.row
-        if method == "glicko":
-            figures = [
-                fixed(r.r0, 2), fixed(r.rc, 2), fixed(r.opponent_phi, 2), fixed(r.g, 4), fixed(r.w, 1), fixed(r.we, 3),
-                signed(item.w_minus_we, 3), signed(r.rt, 2),
-            ]
-        else:
-            figures = [
-                fixed(r.r0, places), fixed(r.rc, places), fixed(r.w, 1), fixed(r.we, 3), signed(item.w_minus_we, 3),
-                fixed(r.k, 2), signed(r.rt, 2),
-            ]
-            if method == "knsb":
-                figures.append(fixed(r.wx, 3))
-            elif method == "naf_elo":
-                figures.append(fixed(item.rating_after, places))
         opponent, race = r.opponent, r.opponent_race
         rows.append({
             "kind": item.kind,
@@ -78,13 +67,19 @@ def breakdown_rows(items, method: str, places: int):
             "footnote": item.footnote,
             "race": race.name if race is not None else "",
             "played": day(r.played_at),
-            "list_date": day(r.list_date) if method == "knsb" else "",
-            "depot": day(r.depot_date) if method == "knsb" else "",
+            "list_date": day(r.list_date) if shown.lists else "",
+            "depot": day(r.depot_date) if shown.lists else "",
             "late": item.late,
             "reported": day(getattr(r, "reported_on", None)) if item.late else "",
-            "figures": figures,
+            "figures": [column.cell(item, places) for column in shown.games],
         })
-    return {"rows": rows, "knsb": method == "knsb"}
+    return {"rows": rows, "list_column": shown.lists}
+
+
+@register.simple_tag
+def method_presentation(method: str):
+    """The method's presentation (rating_pages.columns): `{% method_presentation system.method as shown %}`."""
+    return presentation(method)
 
 
 @register.filter

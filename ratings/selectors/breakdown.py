@@ -145,17 +145,23 @@ def breakdown(
         result.waiting, result.rows, result.footnotes = _waiting_blocks(system, waiting, rows)
     else:
         result.rows, result.footnotes = _breakdown_rows(system, rows)
-    changed = [item for item in result.rows if item.rating_after is not None]
-    if changed:  # NAF Elo: the event's own change, and other events' games amid its own
-        chosen.change = sum(item.rating_after - item.row.r0 for item in changed)
-        first, last = changed[0].row, changed[-1].row
-        span = [(first.played_at, first.game_id), (last.played_at, last.game_id)]
-        between = _elo_games_between(system, {(coach.pk, race and race.pk, variant.pk): span}, exclude=chosen.label)
-        chosen.between = between.get(coach.pk, [])
+    _add_elo_change(chosen, result.rows, system, (coach.pk, race and race.pk, variant.pk))
     if knsb:
         result.blocks = _event_blocks(result.rows)
         result.extra_remise = _extra_remise(chosen.summary, result.rows)
     return result
+
+
+def _add_elo_change(chosen: Period, items: list[BreakdownRow], system: RatingSystem, key: tuple) -> None:
+    """NAF Elo: the event's own change, and other events' games amid its own (`key`: coach, race and
+    variant ids)."""
+    changed = [item for item in items if item.rating_after is not None]
+    if not changed:
+        return
+    chosen.change = sum(item.rating_after - item.row.r0 for item in changed)
+    first, last = changed[0].row, changed[-1].row
+    span = [(first.played_at, first.game_id), (last.played_at, last.game_id)]
+    chosen.between = _elo_games_between(system, {key: span}, exclude=chosen.label).get(key[0], [])
 
 
 def _key_waiting(system: RatingSystem, coach: Coach, race: Race | None, variant: Variant) -> list[WaitingRow]:
@@ -212,15 +218,7 @@ def _breakdown_rows(system: RatingSystem, rows: list) -> tuple[list[BreakdownRow
     notes: dict[str, int] = {}
     items = []
     for row in rows:
-        item = BreakdownRow(row=row)
-        if elo and row.counted and row.rt is not None:
-            item.rating_after = naf_elo.rating_after(row.r0, row.rt)
-        if row.counted and row.we is not None:
-            item.w_minus_we = row.w - row.we
-        if row.depot_date is not None or row.reason in (Reason.IN_DEPOT, Reason.DEPOT_BOOTSTRAP):
-            item.kind = "depot"
-        elif not row.counted:
-            item.kind = "excluded"
+        item = _breakdown_row(row, elo=elo)
         if row.reason:
             item.footnote = notes.setdefault(row.reason, len(notes) + 1)
         if knsb and processed_late(row):
@@ -229,6 +227,20 @@ def _breakdown_rows(system: RatingSystem, rows: list) -> tuple[list[BreakdownRow
     texts = GLOBAL_REASON_TEXT if system.method == Method.GLICKO and not system.per_race else REASON_TEXT
     texts = {**texts, LATE: LATE_TEXT}
     return items, [(number, texts.get(reason, reason)) for reason, number in notes.items()]
+
+
+def _breakdown_row(row, *, elo: bool) -> BreakdownRow:
+    """A row as the page shows it: its kind, W − We, and for NAF Elo the CR after the game."""
+    item = BreakdownRow(row=row)
+    if elo and row.counted and row.rt is not None:
+        item.rating_after = naf_elo.rating_after(row.r0, row.rt)
+    if row.counted and row.we is not None:
+        item.w_minus_we = row.w - row.we
+    if row.depot_date is not None or row.reason in (Reason.IN_DEPOT, Reason.DEPOT_BOOTSTRAP):
+        item.kind = "depot"
+    elif not row.counted:
+        item.kind = "excluded"
+    return item
 
 
 LATE = "late"  # the footnote of a KNSB result reported late (not a reason: the game counts)
@@ -277,19 +289,28 @@ def _event_blocks(items: list[BreakdownRow]) -> list[EventBlock]:
         block.rows.append(item)
         block.last = _day(row.played_at)
     for block in blocks.values():
-        counted = [item.row for item in block.rows if item.row.counted]
-        rated = [row for row in counted if row.we is not None]
-        block.nt = len(counted)
-        block.wt = sum(row.w for row in counted)
-        opponents = [row.rc for row in counted if row.rc is not None]
-        block.rct = sum(opponents) / len(opponents) if opponents else None
-        if rated:
-            block.wet = sum(row.we for row in rated)
-            block.w_minus_we = sum(row.w - row.we for row in rated)
-            block.rtt = sum(row.rt for row in rated)
-        with_wx = [row.wx for row in counted if row.wx is not None]
-        block.wxt = sum(with_wx) if with_wx else None
+        _add_sums(block)
     return list(blocks.values())
+
+
+def _add_sums(block: EventBlock) -> None:
+    """The block's sums and means over its counted games (We, W − We and Rt over those with a We)."""
+    counted = [item.row for item in block.rows if item.row.counted]
+    block.nt = len(counted)
+    block.wt = sum(row.w for row in counted)
+    opponents = [row.rc for row in counted if row.rc is not None]
+    block.rct = sum(opponents) / len(opponents) if opponents else None
+    rated = [row for row in counted if row.we is not None]
+    if rated:
+        block.wet = sum(row.we for row in rated)
+        block.w_minus_we = sum(row.w - row.we for row in rated)
+        block.rtt = sum(row.rt for row in rated)
+    _add_wxt(block, counted)
+
+
+def _add_wxt(block: EventBlock, counted: list) -> None:
+    with_wx = [row.wx for row in counted if row.wx is not None]
+    block.wxt = sum(with_wx) if with_wx else None
 
 
 def _extra_remise(summary, items: list[BreakdownRow]) -> SimpleNamespace | None:

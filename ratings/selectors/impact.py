@@ -22,6 +22,7 @@ from operator import attrgetter
 from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from rating_engines import glicko
 from rating_engines.protocol import LateResults
@@ -120,7 +121,7 @@ def sanction_impact(*, event: Event, today: dt.date | None = None) -> list[Syste
     return out
 
 
-NO_GAMES = "The event has no games: its sanction changes no rating."
+NO_GAMES = gettext_lazy("The event has no games: its sanction changes no rating.")
 
 
 def _system_impact(system: RatingSystem, records: list, *, today: dt.date) -> SystemImpact:
@@ -132,10 +133,11 @@ def _system_impact(system: RatingSystem, records: list, *, today: dt.date) -> Sy
     try:
         _compare(system, records, today=today, impact=impact)
     except UnratableGame as error:
-        impact.note = f"No preview: {error}."
+        impact.note = gettext("No preview: %(reason)s.") % {"reason": error}
     except Exception as error:  # a preview is advice: the page and the sanction go on without it
         logger.exception("the sanction preview of %s failed", system.slug)
-        impact.note = f"No preview: it failed ({type(error).__name__}: {error}). The sanction's run will say more if it fails too."
+        impact.note = gettext("No preview: it failed (%(error)s). The sanction's run will say more if it fails too.") % {
+            "error": f"{type(error).__name__}: {error}"}
     impact.seconds = time.perf_counter() - started
     return impact
 
@@ -157,11 +159,13 @@ def _compare(system: RatingSystem, records: list, *, today: dt.date, impact: Sys
     total = (played.filter(played_at__gte=dt.datetime.combine(start, dt.time(), tzinfo=dt.UTC)) if start else played).count()
     total += len(records)
     if total > MAX_GAMES:
-        since = f"from its stored state of {start:%Y-%m-%d}" if start else "from the first game (it has no stored state before the event)"
-        impact.note = (
-            f"No preview: {system.name} would replay {total:,} games {since}, twice, which would hold this page up. "
-            "The sanction's run recalculates it."
-        )
+        if start:
+            note = gettext("No preview: %(system)s would replay %(games)s games from its stored state of %(day)s, twice, which would "
+                           "hold this page up. The sanction's run recalculates it.")
+        else:
+            note = gettext("No preview: %(system)s would replay %(games)s games from the first game (it has no stored state before "
+                           "the event), twice, which would hold this page up. The sanction's run recalculates it.")
+        impact.note = note % {"system": system.name, "games": f"{total:,}", "day": f"{start:%Y-%m-%d}" if start else ""}
         return
     until = today
     rated_on = _rated_on(system, module, config, records)

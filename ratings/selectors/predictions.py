@@ -319,15 +319,7 @@ def _event_totals(event: Event, games: list[Game], columns: list[SystemPredictio
         if round_ is None:
             round_ = rounds[game.round_id] = RoundPredictions(game.round, [], [(column, Total()) for column in columns])
         round_.pairings.append(Pairing(game, game_cells))
-        for index, (home, away) in enumerate(game_cells):
-            for (coach, _), side in zip(sides, (home, away)):
-                total = coaches[coach.pk][index]
-                total.total.add(side)
-                columns[index].event.add(side)
-                if total.rating is None and side.we is not None:
-                    total.rating = side.rating
-            if home.we is not None and away.we is not None and fixed(home.we, WE_PLACES) != fixed(away.we, WE_PLACES):
-                round_.favourites[index][1].add(home if home.we > away.we else away)
+        _add_cells(round_, [coaches[coach.pk] for coach, _ in sides], game_cells, columns)
     ordered = sorted(coaches, key=lambda pk: (coaches[pk][0].coach.public_name, pk))
     for index, column in enumerate(columns):
         column.coaches = [coaches[pk][index] for pk in ordered]
@@ -337,6 +329,20 @@ def _event_totals(event: Event, games: list[Game], columns: list[SystemPredictio
         event, columns, sorted(rounds.values(), key=lambda r: r.round.number),
         byes=sum(g.kind == BYE for g in games), forfeits=sum(g.kind == FORFEIT for g in games),
     )
+
+
+def _add_cells(round_: RoundPredictions, side_totals: list[list[CoachTotal]], game_cells: list, columns: list[SystemPredictions]) -> None:
+    """One game's cells (home, away per system) into its coaches' totals, the system's event total
+    and, where one side is the favourite at the shown precision, the round's favourites' total."""
+    for index, (home, away) in enumerate(game_cells):
+        for totals, side in zip(side_totals, (home, away)):
+            total = totals[index]
+            total.total.add(side)
+            columns[index].event.add(side)
+            if total.rating is None and side.we is not None:
+                total.rating = side.rating
+        if home.we is not None and away.we is not None and fixed(home.we, WE_PLACES) != fixed(away.we, WE_PLACES):
+            round_.favourites[index][1].add(home if home.we > away.we else away)
 
 
 # --- one pairing (the calculator) ---------------------------------------------------------------------

@@ -99,6 +99,11 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # after the session (which it may read), before CommonMiddleware (whose slash redirect must see
+    # the /nl/ prefix resolved): the language of a page is its address's (ratingsite.languages)
+    "django.middleware.locale.LocaleMiddleware",
+    # the bare home page leads a visitor whose chosen or browser language is Dutch to /nl/
+    "ratingsite.languages.HomeLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -233,7 +238,14 @@ PASSWORD_RESET_LIMIT_PER_ADDRESS = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_
 PASSWORD_RESET_LIMIT_PER_EMAIL = int(os.environ.get("PASSWORD_RESET_LIMIT_PER_EMAIL", "3"))
 PASSWORD_RESET_WINDOW = 60 * 60
 
+# English at the bare addresses, Dutch under /nl/ (ratingsite/urls.py); the catalogue is
+# locale/nl/LC_MESSAGES/django.po, compiled to the .mo beside it and committed (CONTRIBUTING.md).
 LANGUAGE_CODE = "en-gb"
+LANGUAGES = [("en-gb", "English"), ("nl", "Nederlands")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# the language switch remembers a choice here for the bare home page (ratingsite.languages)
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
