@@ -24,7 +24,7 @@ def member_claims(*, member) -> QuerySet[Claim]:
 
 
 def member_follows(*, member) -> QuerySet[Follow]:
-    return Follow.objects.filter(member=member).select_related("coach").order_by("coach__name")
+    return Follow.objects.filter(member=member).select_related("coach").order_by("coach__public_name")
 
 
 def is_following(*, member, coach: Coach) -> bool:

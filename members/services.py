@@ -354,7 +354,7 @@ def notices_record(*, run_id: int, system_id: int, published: list[int]) -> list
         update_conflicts=True, unique_fields=["system", "coach", "race_key", "variant_id"], update_fields=["value"],
     )
     coaches = {pk: (name, number) for pk, name, number in Coach.objects.filter(
-        pk__in={f.coach_id for f, _ in changed}).values_list("pk", "name", "number")}
+        pk__in={f.coach_id for f, _ in changed}).values_list("pk", "public_name", "number")}
     places = formatting.rating_places(method)
     notices: list[Notice] = []
     recipients: set[int] = set()

@@ -199,10 +199,10 @@ def _follow_change(request, number: int, *, following: bool):
     coach = _coach(number)
     if following:
         services.follow_add(member=request.user, coach=coach)
-        messages.success(request, f"You follow {coach.name}: their rating changes reach your notices.")
+        messages.success(request, f"You follow {coach.public_name}: their rating changes reach your notices.")
     else:
         services.follow_remove(member=request.user, coach=coach)
-        messages.success(request, f"You no longer follow {coach.name}.")
+        messages.success(request, f"You no longer follow {coach.public_name}.")
     return _back(request, coach)
 
 

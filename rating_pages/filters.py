@@ -104,7 +104,7 @@ class RankingFilter(django_filters.FilterSet):
 
     def name_q(self, value: str) -> Q:
         """The entries whose coach the search finds (coach_search_q: words in any order, any case or accents)."""
-        return coach_search_q(value, path="coach__")
+        return coach_search_q(value, path="coach__", public=True)
 
 
 class PublishedRankingFilter(RankingFilter):
@@ -124,7 +124,8 @@ class PublishedRankingFilter(RankingFilter):
     def name_q(self, value: str) -> Q:
         """The entries of the coaches the search finds today, and those whose name of the day holds the text."""
         value = value.strip()
-        found = Q(coach_number__in=Coach.objects.filter(coach_search_q(value)).values("number")) | Q(coach_name__icontains=value)
+        today = Coach.objects.filter(coach_search_q(value, public=True)).values("number")
+        found = Q(coach_number__in=today) | Q(coach_name__icontains=value)
         if value.isascii() and value.isdigit():  # a number merged away since is no coach today
             found |= Q(coach_number=int(value))
         return found
@@ -151,7 +152,7 @@ class CoachFilter(django_filters.FilterSet):
         self.filters["country"].extra["choices"] = coach_countries()
 
     def filter_q(self, queryset, name, value):
-        return queryset.filter(coach_search_q(value)) if value.strip() else queryset
+        return queryset.filter(coach_search_q(value, public=True)) if value.strip() else queryset
 
 
 class EventFilter(django_filters.FilterSet):

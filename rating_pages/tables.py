@@ -147,7 +147,7 @@ class FastRowsTable(tables.Table):
 
 
 def _plain_record(row: dict) -> SimpleNamespace:
-    """A values() row as the cells read a model instance: "coach__name" as record.coach.name."""
+    """A values() row as the cells read a model instance: "coach__public_name" as record.coach.public_name."""
     record, related = SimpleNamespace(), {}
     for name, value in row.items():
         owner, _, field = name.partition("__")
@@ -161,7 +161,7 @@ def _plain_record(row: dict) -> SimpleNamespace:
 
 
 RANKING_FIELDS = (
-    "rank", "overall_rank", "coach__name", "coach__number", "coach__nationality", "race_id", "race__name", "race__slug",
+    "rank", "overall_rank", "coach__public_name", "coach__number", "coach__nationality", "race_id", "race__name", "race__slug",
     "variant__name", "variant__slug", "value", "mu", "phi", "nv", "games",
 )
 
@@ -178,7 +178,7 @@ class RankingTable(FastRowsTable):
 
     rank = tables.Column(verbose_name="Rank", attrs=NUM)
     overall_rank = tables.Column(verbose_name="Overall", attrs=NUM)
-    coach = tables.Column(accessor="coach__name", verbose_name="Coach", order_by=("coach__name", "coach__number"))
+    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach", order_by=("coach__public_name", "coach__number"))
     number = tables.Column(accessor="coach__number", verbose_name="Number", attrs=NUM)
     nationality = tables.Column(verbose_name="Nat.", accessor="coach_id", order_by=("coach__nationality", "coach__number"))
     race = tables.Column(accessor="race__name", verbose_name="Race", order_by="race__name")
@@ -234,11 +234,11 @@ class RankingTable(FastRowsTable):
         if not hasattr(self, "_breakdown"):
             self._breakdown = url_maker("breakdown", self.system.slug)
         params = {"race": record.race.slug, "variant": record.variant.slug} if record.race_id else {"variant": record.variant.slug}
-        name = record.coach.name
+        name = record.coach.public_name
         return name, _link(f"{self._breakdown(record.coach.number)}?{urlencode(params)}", name)
 
     def plain_coach(self, record):
-        return record.coach.name, None
+        return record.coach.public_name, None
 
     def cell_number(self, record):
         return _plain(str(record.coach.number))
@@ -378,7 +378,7 @@ class PublishedRankingTable(ListRankingTable):
 class ListEntryTable(FastRowsTable):
     """Entries of a monthly list: starters, risers and fallers."""
 
-    coach = tables.Column(accessor="coach__name", verbose_name="Coach", orderable=False)
+    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach", orderable=False)
     number = tables.Column(accessor="coach__number", verbose_name="Number", orderable=False, attrs=NUM)
     race = tables.Column(accessor="race__name", verbose_name="Race", orderable=False)
     variant = tables.Column(accessor="variant__name", verbose_name="Variant", orderable=False)
@@ -564,8 +564,8 @@ class CoachTable(FastRowsTable):
     """The coach directory: number, name (a link to the coach page), country and games played."""
 
     number = tables.Column(verbose_name="Number", attrs=NUM, order_by=("number",))
-    name = tables.Column(verbose_name="Coach", order_by=("search_name", "number"))
-    nationality = tables.Column(verbose_name="Country", order_by=("nationality", "search_name", "number"))
+    name = tables.Column(verbose_name="Coach", accessor="public_name", order_by=("public_search_name", "number"))
+    nationality = tables.Column(verbose_name="Country", order_by=("nationality", "public_search_name", "number"))
     games = tables.Column(verbose_name="Games", accessor="pk", orderable=False, attrs=NUM)
 
     class Meta(FastRowsTable.Meta):
@@ -586,7 +586,7 @@ class CoachTable(FastRowsTable):
     def cell_name(self, record):
         if not hasattr(self, "_coach_url"):
             self._coach_url = url_maker("coach_detail")
-        return record.name, _link(self._coach_url(record.number), record.name)
+        return record.public_name, _link(self._coach_url(record.number), record.public_name)
 
     def cell_nationality(self, record):
         code = vars(record)["nationality"] or ""  # the stored code, without a Country object per row

@@ -17,3 +17,5 @@ class RatingsConfig(AppConfig):
         signals.coach_merged.connect(receivers.forget_merged_coach, dispatch_uid="ratings-merged-coach")
         signals.event_change_blocked.connect(receivers.running_recalculation, dispatch_uid="ratings-running")
         signals.sanction_previewed.connect(receivers.sanction_preview, dispatch_uid="ratings-sanction-preview")
+        signals.coach_public_name_changed.connect(receivers.rename_published, dispatch_uid="ratings-rename-published")
+        signals.coach_data_collected.connect(receivers.coach_ratings_data, dispatch_uid="ratings-coach-data")

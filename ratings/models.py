@@ -340,7 +340,7 @@ class PublishedEntry(models.Model):
     # what the ranking tables read of a list entry (coach, race, variant), from the names of the day
     @property
     def coach(self) -> SimpleNamespace:
-        return SimpleNamespace(number=self.coach_number, name=self.coach_name, nationality=self.nationality)
+        return SimpleNamespace(number=self.coach_number, public_name=self.coach_name, nationality=self.nationality)
 
     @property
     def race(self) -> SimpleNamespace | None:

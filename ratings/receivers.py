@@ -39,3 +39,20 @@ def running_recalculation(sender, *, event, **kwargs) -> str | None:
 def sanction_preview(sender, *, event, **kwargs) -> str:
     """What sanctioning the event would change in each active system, for its staff review page."""
     return render_to_string("ratings/staff/_sanction_impact.html", {"event": event, "impacts": selectors.sanction_impact(event=event)})
+
+
+def rename_published(sender, *, coach, after: str, **kwargs) -> None:
+    """What the public sees of a coach changed: the published lists show him so too."""
+    page_cache.bump_on_commit()
+    services.published_names_replace(coach_number=coach.number, name=after)
+
+
+def coach_ratings_data(sender, *, coach, **kwargs) -> dict:
+    """The coach's part of a copy of what is held about him: his current rating in each system."""
+    rows = (CurrentRating.objects.filter(coach=coach).select_related("system", "race", "variant")
+            .order_by("system__display_order", "variant__name", "race__name"))
+    return {"ratings": [
+        {"system": r.system.slug, "race": r.race.name if r.race_id else None, "variant": r.variant.name, "rating": r.value,
+         "rank": r.rank, "games": r.games, "last_played": r.last_played.isoformat() if r.last_played else None}
+        for r in rows
+    ]}

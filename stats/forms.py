@@ -24,14 +24,15 @@ def coach_lookup(text: str) -> Coach:
             raise forms.ValidationError(_("No coach has the federation number %(number)s.") % {"number": text})
         return coach
     key = search_key(text)
-    exact = list(Coach.objects.filter(search_name=key)[:2]) if key else []
+    exact = list(Coach.objects.filter(public_search_name=key)[:2]) if key else []
     if len(exact) == 1:
         return exact[0]
-    candidates = exact or list(Coach.objects.filter(coach_search_q(text, numbers=False)).order_by("search_name", "number")[:6])
+    found = Coach.objects.filter(coach_search_q(text, numbers=False, public=True))
+    candidates = exact or list(found.order_by("public_search_name", "number")[:6])
     if not candidates:
         raise forms.ValidationError(_("No coach is called “%(name)s”.") % {"name": text})
     if len(candidates) > 1:
-        shown = ", ".join(f"{c.name} ({c.number})" for c in candidates[:5])
+        shown = ", ".join(f"{c.public_name} ({c.number})" for c in candidates[:5])
         if len(candidates) > 5:
             message = _("“%(name)s” matches several coaches: %(shown)s and more. Use a federation number.")
         else:

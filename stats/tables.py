@@ -29,8 +29,8 @@ def country_name(code: str) -> str:
 
 # What a game's cells are made of, as the CSV export reads them in one query (values), in game_text's order.
 GAME_FIELDS = (
-    "played_at", "event__name", "event__variant__name", "event__country", "home_coach__number", "home_coach__name",
-    "home_race__name", "home_touchdowns", "away_touchdowns", "away_coach__name", "away_coach__number", "away_race__name",
+    "played_at", "event__name", "event__variant__name", "event__country", "home_coach__number", "home_coach__public_name",
+    "home_race__name", "home_touchdowns", "away_touchdowns", "away_coach__public_name", "away_coach__number", "away_race__name",
     "kind", "conceded_by",
 )
 KIND_NAMES = dict(GameKind.choices)
@@ -167,10 +167,10 @@ class GamesTable(StatsTable):
     variant = tables.Column(accessor="event__variant__name", verbose_name=_("Variant"))
     country = EventCountryColumn()
     home_number = NumberColumn(accessor="home_coach__number", verbose_name=_("Number"))
-    home_coach = tables.Column(accessor="home_coach__name", verbose_name=_("Coach"))
+    home_coach = tables.Column(accessor="home_coach__public_name", verbose_name=_("Coach"))
     home_race = tables.Column(accessor="home_race__name", verbose_name=_("Race"))
     score = tables.Column(accessor="pk", verbose_name=_("Score"))
-    away_coach = tables.Column(accessor="away_coach__name", verbose_name=_("Opponent"))
+    away_coach = tables.Column(accessor="away_coach__public_name", verbose_name=_("Opponent"))
     away_number = NumberColumn(accessor="away_coach__number", verbose_name=_("Number"))
     away_race = tables.Column(accessor="away_race__name", verbose_name=_("Race"))
     kind = tables.Column(accessor="pk", verbose_name=_("Result"))
@@ -188,8 +188,8 @@ class GamesTable(StatsTable):
         country = game.event.country
         return game_text((
             game.played_at, game.event.name, game.event.variant.name, country.code if country else "",
-            game.home_coach.number, game.home_coach.name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
-            game.away_coach.name, game.away_coach.number, game.away_race.name, game.kind, game.conceded_by,
+            game.home_coach.number, game.home_coach.public_name, game.home_race.name, game.home_touchdowns, game.away_touchdowns,
+            game.away_coach.public_name, game.away_coach.number, game.away_race.name, game.kind, game.conceded_by,
         ))
 
     def text_cells(self, record) -> list:
@@ -242,7 +242,7 @@ class NamedCoachesTable(StatsTable):
 
 class CoachRecordTable(NamedCoachesTable):
     number = CoachNumberColumn(accessor="coach__number", verbose_name=_("Number"), orderable=True)
-    coach = tables.Column(accessor="coach__name", verbose_name=_("Coach"), orderable=True)
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"), orderable=True)
     nationality = CountryColumn(accessor="coach__nationality", verbose_name=_("Nationality"))
     games = NumberColumn(verbose_name=_("Games"), orderable=True)
     wins = NumberColumn(verbose_name=_("W"), orderable=True)
@@ -357,7 +357,7 @@ class DifferentialTable(StatsTable):
 class TopGamesTable(StatsTable):
     position = PositionColumn()
     number = CoachNumberColumn(accessor="coach__number", verbose_name=_("Number"))
-    coach = tables.Column(accessor="coach__name", verbose_name=_("Coach"))
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"))
     nationality = CountryColumn(accessor="coach__nationality", verbose_name=_("Nationality"))
     games = NumberColumn(verbose_name=_("Games"))
 
@@ -404,7 +404,7 @@ class AwardTable(StatsTable):
     country = EventCountryColumn()
     category = tables.Column(verbose_name=_("Award"))
     number = CoachNumberColumn(accessor="coach__number", verbose_name=_("Number"))
-    coach = tables.Column(accessor="coach__name", verbose_name=_("Coach"))
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"))
     race = tables.Column(accessor="race__name", verbose_name=_("Race"), default="")
 
     class Meta(StatsTable.Meta):
@@ -413,7 +413,7 @@ class AwardTable(StatsTable):
 
 class AwardCoachTable(NamedCoachesTable):
     number = NumberColumn(accessor="coach__number", verbose_name=_("Number"))
-    coach = tables.Column(accessor="coach__name", verbose_name=_("Coach"))
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"))
     nationality = CountryColumn(accessor="coach__nationality", verbose_name=_("Nationality"))
     awards = NumberColumn(verbose_name=_("Awards"))
     events = NumberColumn(verbose_name=_("Events"))

@@ -248,7 +248,7 @@ def rank_over_time(request):
     table = RankHistoryTable(history, places=formatting.rating_places(system.method))
     if response := _export(request, {"history": table}, "rank-over-time"):
         return response
-    what = f"{coach.name} ({coach.number}){f', {race.name}' if race else ''}, {variant.name}, {system.name}"
+    what = f"{coach.public_name} ({coach.number}){f', {race.name}' if race else ''}, {variant.name}, {system.name}"
     context.update(
         race=race, variant=variant, table=table, what=what,
         rank_chart=charts.StepChart([(month.date, month.rank) for month in history], _("Rank: %(what)s")
@@ -286,7 +286,7 @@ def head_to_head(request):
         for coach in coaches
     ]
     pairs = [
-        {"coach_number": coach.number, "coach": coach.name, "opponent_number": opponent.number, "opponent": opponent.name,
+        {"coach_number": coach.number, "coach": coach.public_name, "opponent_number": opponent.number, "opponent": opponent.public_name,
          "games": cell.games, "wins": cell.wins, "draws": cell.draws, "losses": cell.losses}
         for coach, row in matrix for opponent, cell in row if cell is not None
     ]
@@ -313,7 +313,7 @@ def differentials(request):
     if response := _export(request, {"differentials": table}, "differentials"):
         return response
     context.update(coach=filters.coach, table=table, chart=charts.differential_bars(rows, title=_("Differentials of %(coach)s")
-        % {"coach": filters.coach.name}))
+        % {"coach": filters.coach.public_name}))
     return _page(request, "stats/differentials.html", context)
 
 

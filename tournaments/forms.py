@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy
 from ratingsite.login_limits import AccountFailures
 
 from . import selectors
-from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side, search_key
+from .models import Coach, Event, GameKind, PlayDateValidator, Race, Side, Visibility, search_key
 from .rules import FIRST_PLAY_DATE, MAX_CASUALTIES, MAX_TOUCHDOWNS, last_play_date
 from .uploads import (
     MAX_UPLOAD_BYTES,
@@ -883,3 +883,18 @@ class LinkCoachForm(forms.Form):
             raise ValidationError(_("No coach has federation number %(number)s.") % {"number": number})
         return coach
 
+
+
+class CoachPrivacyForm(forms.Form):
+    """What the public sees of a coach: his name, a pseudonym, or the anonymous label (staff on his
+    behalf now; the member's own page will use the same form and service)."""
+
+    visibility = forms.ChoiceField(label="Shown to the public", choices=Visibility.choices, widget=forms.RadioSelect)
+    pseudonym = forms.CharField(label="Pseudonym", required=False, max_length=100,
+                                help_text="Shown instead of the name when “Pseudonym shown” is chosen.")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("visibility") == Visibility.PSEUDONYM and not (data.get("pseudonym") or "").strip():
+            self.add_error("pseudonym", "Give the pseudonym to show.")
+        return data

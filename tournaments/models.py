@@ -9,8 +9,9 @@ import unicodedata
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -87,26 +88,52 @@ def search_key(text: str) -> str:
     return " ".join(_TRANSLITERATIONS.sub(lambda m: m.group(1) or m.group(2), word) for word in words)
 
 
+class Visibility(models.TextChoices):
+    """What the public pages show of a coach (the staff pages always show the name)."""
+
+    PUBLIC = "public", "Name shown"
+    PSEUDONYM = "pseudonym", "Pseudonym shown"
+    HIDDEN = "hidden", "Hidden: an anonymous label shown"
+
+
+ANONYMOUS_LABEL = "Anonymous coach"
+
+
+def coach_label(pk: int) -> str:
+    """The stable anonymous label of coach `pk` ("Anonymous coach 7F3A9C"): a keyed hash (HMAC with
+    COACH_LABEL_KEY, else SECRET_KEY) of its id, which no one without the key can trace back to the coach."""
+    code = salted_hmac("tournaments.coach_label", str(pk), secret=settings.COACH_LABEL_KEY or None).hexdigest()
+    return f"{ANONYMOUS_LABEL} {code[:6].upper()}"
+
+
+_KEPT_FIELDS = ("name", "visibility", "pseudonym")
+_DERIVED_FIELDS = ("search_name", "public_name", "public_search_name")
+
+
 class CoachQuerySet(models.QuerySet):
-    """Writes in bulk keep `search_name` in step with `name`, as Coach.save() does."""
+    """Writes in bulk keep `search_name` and the public name in step with `name`, as Coach.save() does."""
 
     def bulk_create(self, objs, *args, **kwargs):
         objs = list(objs)
         for coach in objs:
-            coach.search_name = coach.name_key()
+            coach.derive_names()
         return super().bulk_create(objs, *args, **kwargs)
 
     def bulk_update(self, objs, fields, *args, **kwargs):
         objs = list(objs)
-        if "name" in fields:
-            fields = [*fields, "search_name"]
+        if set(fields) & set(_KEPT_FIELDS):
+            fields = [*fields, *_DERIVED_FIELDS]
             for coach in objs:
-                coach.search_name = coach.name_key()
+                coach.derive_names()
         return super().bulk_update(objs, fields, *args, **kwargs)
 
     def update(self, **kwargs):
         if isinstance(kwargs.get("name"), str):
             kwargs["search_name"] = search_key(kwargs["name"])[:SEARCH_NAME_LENGTH]
+            # the public name follows the name only where the name is what the public sees
+            public = Q(visibility=Visibility.PUBLIC)
+            kwargs["public_name"] = Case(When(public, then=Value(kwargs["name"])), default=F("public_name"))
+            kwargs["public_search_name"] = Case(When(public, then=Value(kwargs["search_name"])), default=F("public_search_name"))
         return super().update(**kwargs)
 
 
@@ -124,6 +151,19 @@ class Coach(models.Model):
     member_since = models.DateField(null=True, blank=True)
     member_until = models.DateField(null=True, blank=True)
     birth_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    # privacy (tournaments.privacy): what the public sees of the coach, and the erasure asked for
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC, db_default=Visibility.PUBLIC)
+    pseudonym = models.CharField(max_length=100, blank=True, db_default="")
+    public_name = models.CharField(
+        max_length=200, blank=True, editable=False, db_index=True, db_default="",
+        help_text="The name every public page, export and search shows (the name, the pseudonym or the anonymous label), kept by save().",
+    )
+    public_search_name = models.CharField(
+        max_length=SEARCH_NAME_LENGTH, blank=True, editable=False, db_index=True, db_default="",
+        help_text="The public name as searches compare it: the public search finds a coach by it only.",
+    )
+    erasure_requested_at = models.DateTimeField(null=True, blank=True)
+    erased_at = models.DateTimeField(null=True, blank=True)
 
     objects = CoachQuerySet.as_manager()
 
@@ -147,14 +187,35 @@ class Coach(models.Model):
         return f"{self.name} ({self.number})"
 
     def save(self, *args, **kwargs):
-        self.search_name = self.name_key()
+        if self.pk is None and self.visibility != Visibility.PUBLIC:
+            super().save(*args, **kwargs)  # the anonymous label needs the id
+            kwargs = {**kwargs, "force_insert": False, "update_fields": {*_KEPT_FIELDS}}
+        self.derive_names()
         update_fields = kwargs.get("update_fields")
-        if update_fields is not None and "name" in update_fields:
-            kwargs["update_fields"] = {*update_fields, "search_name"}
+        if update_fields is not None and set(update_fields) & set(_KEPT_FIELDS):
+            kwargs["update_fields"] = {*update_fields, *_DERIVED_FIELDS}
         super().save(*args, **kwargs)
 
     def name_key(self) -> str:
         return search_key(self.name)[:SEARCH_NAME_LENGTH]
+
+    @property
+    def label(self) -> str:
+        return coach_label(self.pk)
+
+    def public_name_now(self) -> str:
+        """The one display rule: the name, the pseudonym, or the anonymous label (hidden or erased)."""
+        if self.visibility == Visibility.PSEUDONYM and self.pseudonym.strip():
+            return self.pseudonym.strip()
+        if self.visibility == Visibility.PUBLIC and self.erased_at is None:
+            return self.name
+        return self.label
+
+    def derive_names(self) -> None:
+        """Keep the search key and the public name (and its key) in step with the name and the choice."""
+        self.search_name = self.name_key()
+        self.public_name = self.public_name_now()
+        self.public_search_name = search_key(self.public_name)[:SEARCH_NAME_LENGTH]
 
 
 class EventStatus(models.TextChoices):
@@ -428,3 +489,17 @@ class ResultsUpload(models.Model):
 
     def __str__(self):
         return f"{self.name} for {self.event_id} by {self.uploaded_by_id}"
+
+
+class CoachErasure(models.Model):
+    """The erasure log: which coach was erased and when, nothing personal, so that the erasures can be
+    applied again after a backup taken before them is restored (manage.py replay_erasures)."""
+
+    coach_id = models.PositiveBigIntegerField(unique=True, help_text="The erased coach's id (no key: the log outlives a restore).")
+    erased_on = models.DateField()
+
+    class Meta:
+        ordering = ["erased_on", "coach_id"]
+
+    def __str__(self):
+        return f"coach {self.coach_id} erased on {self.erased_on:%Y-%m-%d}"

@@ -117,17 +117,19 @@ def coach_get(*, number: int) -> Coach:
     return Coach.objects.get(number=number)
 
 
-def coach_search_q(text: str, *, path: str = "", numbers: bool = True) -> Q:
+def coach_search_q(text: str, *, path: str = "", numbers: bool = True, public: bool = False) -> Q:
     """The coaches a search for `text` finds, as a condition on a model reaching Coach through `path`
     ("coach__" from a rating): every word of it in the name, in any order and whatever the case and
     accents (search_key on both sides, so SQLite and PostgreSQL agree), or, for digits, the coach of
-    that federation number too. Text with no letter or digit finds no one."""
+    that federation number too. Text with no letter or digit finds no one. `public`: by the name the
+    public sees (Coach.public_name) only, so a hidden coach is found by his label, never his name."""
+    key = "public_search_name" if public else "search_name"
     words = search_key(text).split()
     if not words:
         return Q(**{f"{path}pk__in": []})
     found = Q()
     for word in words:
-        found &= Q(**{f"{path}search_name__contains": word})
+        found &= Q(**{f"{path}{key}__contains": word})
     text = text.strip()
     if numbers and text.isascii() and text.isdigit():
         found |= Q(**{f"{path}number": int(text)})
@@ -135,8 +137,8 @@ def coach_search_q(text: str, *, path: str = "", numbers: bool = True) -> Q:
 
 
 def coach_directory() -> QuerySet[Coach]:
-    """Every coach, by name as searches compare it (so "Ádám" files with "Adam"), then number."""
-    return Coach.objects.only("pk", "number", "name", "nationality").order_by("search_name", "number")
+    """Every coach, by the name the public sees as searches compare it (so "Ádám" files with "Adam"), then number."""
+    return Coach.objects.only("pk", "number", "public_name", "nationality").order_by("public_search_name", "number")
 
 
 def coach_game_counts(*, coach_ids: Iterable[int]) -> dict[int, int]:
@@ -278,8 +280,8 @@ def _games_elsewhere(games: list[tuple[Pairing, tuple[int, int]]], *, others: Qu
         # a day either side: the round's date decides, played_at only narrows the search to an index
         played_at__gte=dt.datetime.combine(min(days) - dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC),
         played_at__lt=dt.datetime.combine(max(days) + dt.timedelta(days=2), dt.time(), tzinfo=dt.UTC),
-    ).values_list("event_id", "round__date", "home_coach__number", "home_coach__name", "away_coach__number",
-                  "away_coach__name", "home_touchdowns", "away_touchdowns")
+    ).values_list("event_id", "round__date", "home_coach__number", "home_coach__public_name", "away_coach__number",
+                  "away_coach__public_name", "home_touchdowns", "away_touchdowns")
     for event_id, day, home, home_name, away, away_name, home_td, away_td in rows:
         pairing, score = _pairing(day, home, away, home_td, away_td)
         theirs[pairing][event_id].add(score)

@@ -37,3 +37,11 @@ event_change_blocked = Signal()
 # What would sanctioning this event change downstream? Each receiver answers an HTML fragment for
 # the staff review page (the ratings: each system's preview), or None. Sent with event.
 sanction_previewed = Signal()
+
+# What the public sees of a coach changed (a pseudonym chosen, a profile hidden, an erasure): what
+# keeps his name downstream (the published lists' names of the day) follows. Sent with coach, before, after.
+coach_public_name_changed = Signal()
+
+# A copy of everything held about a coach is being made: each receiver answers a dict of its own
+# sections (the ratings: his figures), merged into the copy. Sent with coach.
+coach_data_collected = Signal()

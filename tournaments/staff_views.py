@@ -8,7 +8,7 @@ import django_tables2 as tables
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
@@ -21,16 +21,17 @@ from ratingsite.login_limits import AccountFailures
 from ratingsite.page_cache import checked_parameters, paginate_table
 
 from . import permissions as perms
-from . import selectors, services, signals
+from . import privacy, selectors, services, signals
 from .filters import AuditFilter, EventQueueFilter
 from .forms import (
     CoachMergeForm,
+    CoachPrivacyForm,
     GameCorrectionForm,
     LinkCoachForm,
     RejectForm,
     SanctionForm,
 )
-from .models import Event, EventStatus, Game
+from .models import Coach, Event, EventStatus, Game
 from .organiser_views import _duplicate_context, _error_messages, _posted
 
 User = get_user_model()
@@ -300,6 +301,53 @@ def member_unlock(request, pk: int):
     messages.success(request, _("%(username)s can log in again from every address; the limits per address stay.")
         % {"username": member.get_username()})
     return redirect("staff_member_link", pk=member.pk)
+
+
+def _coach(number: int) -> Coach:
+    try:
+        return selectors.coach_get(number=number)
+    except Coach.DoesNotExist:
+        raise Http404("There is no coach with this federation number.") from None
+
+
+@perms.permission_required(perms.MANAGE_PRIVACY)
+@require_http_methods(["GET", "POST"])
+def coach_privacy(request, number: int):
+    """A coach's privacy on his behalf: what the public sees of him, his erasure asked for or
+    cancelled, and the copy of his data. Each change goes through tournaments.privacy (audited)."""
+    coach = _coach(number)
+    action = request.POST.get("action", "privacy") if request.method == "POST" else None
+    form = CoachPrivacyForm(request.POST if action == "privacy" else None,
+                            initial={"visibility": coach.visibility, "pseudonym": coach.pseudonym})
+    try:
+        if action == "privacy" and form.is_valid():
+            privacy.coach_privacy_set(coach=coach, visibility=form.cleaned_data["visibility"],
+                                      pseudonym=form.cleaned_data["pseudonym"], actor=request.user)
+            messages.success(request, f"Coach {coach.number} is now shown to the public as “{Coach.objects.get(pk=coach.pk).public_name}”.")
+            return redirect("staff_coach_privacy", number=coach.number)
+        if action == "request_erasure":
+            coach = privacy.coach_erasure_request(coach=coach, actor=request.user)
+            messages.success(request, f"Coach {coach.number} will be erased on {privacy.erasure_due_at(coach):%Y-%m-%d}, unless cancelled.")
+            return redirect("staff_coach_privacy", number=coach.number)
+        if action == "cancel_erasure":
+            privacy.coach_erasure_cancel(coach=coach, actor=request.user, note="cancelled by the staff")
+            messages.success(request, f"The erasure of coach {coach.number} is cancelled.")
+            return redirect("staff_coach_privacy", number=coach.number)
+    except ValidationError as error:
+        form.add_error(None, error)
+    due = privacy.erasure_due_at(coach) if coach.erasure_requested_at else None
+    return render(request, "staff/coach_privacy.html", {"coach": coach, "form": form, "erasure_due": due})
+
+
+@perms.permission_required(perms.MANAGE_PRIVACY)
+@require_http_methods(["GET"])
+def coach_data(request, number: int):
+    """Everything held about the coach, as a JSON download (the export is on record)."""
+    coach = _coach(number)
+    data = privacy.coach_data_export(coach=coach, actor=request.user)
+    response = JsonResponse(data, json_dumps_params={"indent": 2, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="coach-{coach.number}-data.json"'
+    return response
 
 
 @perms.permission_required(perms.READ_AUDIT)

@@ -36,7 +36,7 @@ def add_breakdown(context: dict, data: dict) -> None:
     if current is not None:
         race, variant = current.race, current.variant
     elif variant is None or (system.per_race and race is None):
-        context["missing"] = f"{coach.name} has no {system.name} rating" + (
+        context["missing"] = f"{coach.public_name} has no {system.name} rating" + (
             f" with {race}" if race else ""
         ) + (f" in {variant}" if variant else "") + "."
         return
@@ -58,7 +58,7 @@ def add_breakdown(context: dict, data: dict) -> None:
 
 def _missing_period(coach: Coach, system: RatingSystem, race, variant, result, period: str) -> str | None:
     if not result.periods and not result.waiting:
-        return f"{coach.name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
+        return f"{coach.public_name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
     if result.period is None and (period or not result.waiting):
         return f"There is no period “{period}” in this breakdown; choose one below."
     return None

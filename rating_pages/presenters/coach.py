@@ -72,7 +72,7 @@ def history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> ch
     return charts.line_chart(
         [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points, titles[(race, variant)])
          for (race, variant), points in series.items()],
-        title=f"{coach.name}: {system.name} rating history",
+        title=f"{coach.public_name}: {system.name} rating history",
         description=(
             f"Step line of the rating after every {presentation(system.method).chart_step}, "
             f"one line per {'race' if system.per_race else 'variant'}; the same figures are in the table below."

@@ -123,9 +123,9 @@ def coach_opponents(coach: Coach, *, limit: int = HEAD_TO_HEAD_SHORTCUTS) -> lis
     with the coach's games, wins, draws and losses against them."""
     return list(
         GameSide.objects.filter(public_q("event__"), coach=coach, opponent__isnull=False)
-        .values("opponent__number", "opponent__name")
+        .values("opponent__number", "opponent__public_name")
         .annotate(**_record_counts())
-        .order_by("-games", "opponent__name", "opponent__number")[:limit]
+        .order_by("-games", "opponent__public_name", "opponent__number")[:limit]
     )
 
 

@@ -90,7 +90,7 @@ def event_standings(event: Event, system: RatingSystem) -> list[Standing]:
             standings[coach_id].between = between
     ordered = sorted(
         standings.values(),
-        key=lambda s: (-s.points, -(s.td_for - s.td_against), -(s.cas_for - s.cas_against), s.coach.name),
+        key=lambda s: (-s.points, -(s.td_for - s.td_against), -(s.cas_for - s.cas_against), s.coach.public_name),
     )
     for position, standing in enumerate(ordered, start=1):
         standing.position = position
@@ -243,4 +243,4 @@ def event_games(event: Event) -> list[Game]:
 
 
 def event_awards(event: Event) -> list[Award]:
-    return list(Award.objects.filter(event=event).select_related("coach", "race").order_by("category", "coach__name"))
+    return list(Award.objects.filter(event=event).select_related("coach", "race").order_by("category", "coach__public_name"))

@@ -354,10 +354,10 @@ def export_rows(system, *, on: dt.date | None = None, variant=None, publication:
         if variant is not None:
             ratings = ratings.filter(variant=variant)
         data = list(ratings.values_list(
-            "coach__number", "coach__name", "race__name", "variant__name", "value", "mu", "phi", "sigma", "rank", "games",
+            "coach__number", "coach__public_name", "race__name", "variant__name", "value", "mu", "phi", "sigma", "rank", "games",
         ))
     else:
-        coaches = dict((pk, (number, name)) for pk, number, name in Coach.objects.values_list("pk", "number", "name"))
+        coaches = dict((pk, (number, name)) for pk, number, name in Coach.objects.values_list("pk", "number", "public_name"))
         races = dict(Race.objects.values_list("slug", "name"))
         variants = dict(Variant.objects.values_list("slug", "name"))
         data = []

@@ -154,7 +154,7 @@ def _computed_now(publication: Publication, numbers: set[int] | None = None) -> 
     return {
         (number, race or "", variant): (name, race_name, variant_name, value)
         for number, name, race, race_name, variant, variant_name, value in entries.values_list(
-            "coach__number", "coach__name", "race__slug", "race__name", "variant__slug", "variant__name", "value",
+            "coach__number", "coach__public_name", "race__slug", "race__name", "variant__slug", "variant__name", "value",
         )
     }
 

@@ -320,7 +320,7 @@ def _event_totals(event: Event, games: list[Game], columns: list[SystemPredictio
             round_ = rounds[game.round_id] = RoundPredictions(game.round, [], [(column, Total()) for column in columns])
         round_.pairings.append(Pairing(game, game_cells))
         _add_cells(round_, [coaches[coach.pk] for coach, _ in sides], game_cells, columns)
-    ordered = sorted(coaches, key=lambda pk: (coaches[pk][0].coach.name, pk))
+    ordered = sorted(coaches, key=lambda pk: (coaches[pk][0].coach.public_name, pk))
     for index, column in enumerate(columns):
         column.coaches = [coaches[pk][index] for pk in ordered]
         for total in column.coaches:

@@ -11,7 +11,7 @@ from ratings.services.execution import (
     recalculation_execute_many,
 )
 from ratings.services.leases import recalculation_cancel, recalculation_sweep
-from ratings.services.publication import list_republish, lists_publish_due, publication_digest
+from ratings.services.publication import list_republish, lists_publish_due, publication_digest, published_names_replace
 from ratings.services.requests import (
     ACCURACY_TASK,
     RECALCULATE_TASK,
@@ -38,6 +38,7 @@ __all__ = [
     "list_republish",
     "lists_publish_due",
     "publication_digest",
+    "published_names_replace",
     "rating_system_update",
     "recalculation_cancel",
     "recalculation_dispatch",

@@ -161,10 +161,25 @@ def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> N
         cursor.execute(
             f"INSERT INTO {published} (publication_id, coach_number, coach_name, nationality, race_slug, race_name,"
             f" variant_slug, variant_name, {', '.join(_COPIED)})"
-            f" SELECT %s, c.number, c.name, coalesce(c.nationality, ''), coalesce(r.slug, ''), coalesce(r.name, ''),"
+            f" SELECT %s, c.number, c.public_name, coalesce(c.nationality, ''), coalesce(r.slug, ''), coalesce(r.name, ''),"
             f" v.slug, v.name, {figures}"
             f" FROM {entry} e JOIN {coach} c ON c.id = e.coach_id LEFT JOIN {race} r ON r.id = e.race_id"
             # the system too: on PostgreSQL it picks the system's partition of the entries
             f" JOIN {variant} v ON v.id = e.variant_id WHERE e.system_id = %s AND e.rating_list_id = %s",
             [publication_id, system_id, rating_list_id],
         )
+
+
+def published_names_replace(*, coach_number: int, name: str) -> int:
+    """Show the coach under `name` in every published list (his choice of privacy, or his erasure),
+    each list's digest taken again over its entries so renamed: the figures stay exactly as
+    published, and verify_ratings checks them as before. Answers the publications renamed."""
+    ids = set(PublishedEntry.objects.filter(coach_number=coach_number).exclude(coach_name=name).values_list("publication_id", flat=True))
+    if not ids:
+        return 0
+    PublishedEntry.objects.filter(coach_number=coach_number, publication_id__in=ids).update(coach_name=name)
+    publications = list(Publication.objects.filter(pk__in=ids).order_by("pk"))
+    for publication, entries in publications_entries(publications):
+        publication.digest = entries_digest(publication_header(publication), entries)
+    Publication.objects.bulk_update(publications, ["digest"], batch_size=500)
+    return len(publications)

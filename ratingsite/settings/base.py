@@ -298,6 +298,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
+# A copy of the erasure log (tournaments.privacy) kept outside the database, one JSON line a coach
+# erased: a restored backup rolls the database's log back too, `replay_erasures` reads this one.
+ERASURE_LOG_FILE = os.environ.get("ERASURE_LOG_FILE", "")
+# The key of the coaches' anonymous labels (tournaments.models.coach_label): empty, SECRET_KEY. Set it
+# once and keep it: another key gives every hidden or erased coach another label.
+COACH_LABEL_KEY = os.environ.get("COACH_LABEL_KEY", "")
+
 DJANGO_TABLES2_TEMPLATE = "django_tables2/site_table.html"
 
 COUNTRIES_FIRST = ["NL", "GB", "US", "DE", "FR", "IT", "ES"]

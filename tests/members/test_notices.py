@@ -152,3 +152,16 @@ def test_the_members_page_shows_his_ratings_follows_and_notices(pair, mia, recal
         assert f"<td>{name}</td>" in page
     assert "Your NAF Elo rating (Human, Blood Bowl 2020) is now 151.41 (new)" in page
     assert Client().get("/members/me/").status_code == 302
+
+
+def test_a_hidden_coachs_followers_see_his_label_not_his_name(pair, mia, recalculate):
+    from tournaments.privacy import coach_privacy_set
+
+    services.follow_add(member=mia, coach=pair["bert"])
+    coach = coach_privacy_set(coach=pair["bert"], visibility="hidden", actor=member("staff-member"))
+    recalculate("elo")
+    [(_, title, _, _)] = rating_notices(mia)
+    assert title == f"{coach.public_name}'s NAF Elo rating (Orc, Blood Bowl 2020) is now 148.59 (new)"
+    assert coach.public_name.startswith("Anonymous coach ")
+    page = client_of(mia).get("/members/me/").content.decode()
+    assert coach.public_name in page and "Bert Smith" not in page

@@ -44,7 +44,7 @@ def test_shortcuts_count_public_events_only_and_stop_at_the_limit(client, league
     draft = EventFactory(name="Draft Cup", status=EventStatus.DRAFT)
     play(RoundFactory(event=draft, number=1), league["anna"], league["dirk"], (1, 0), away_race="orc")
     rows = selectors.coach_opponents(league["anna"])
-    assert [(r["opponent__name"], r["games"]) for r in rows][-1] == ("Dirk Müller", 1)  # the draft game is not there
+    assert [(r["opponent__public_name"], r["games"]) for r in rows][-1] == ("Dirk Müller", 1)  # the draft game is not there
     assert [r["opponent__number"] for r in selectors.coach_opponents(league["anna"], limit=2)] == [102, 103]
     many = EventFactory(name="Big Open")
     for number in range(1, 12):
