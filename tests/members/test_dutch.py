@@ -6,9 +6,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.core import mail
 from django.test import Client
+from django.utils import translation
 
 from members import services
-from tests.roles import member
+from members.models import Notice, NoticeKind
+from tests.roles import member, organiser, staff
+from tournaments.models import Participant
 
 pytestmark = pytest.mark.django_db
 
@@ -111,12 +114,29 @@ def test_the_coach_pages_follow_button_is_dutch(pair, mia):
 def test_notices_are_mailed_in_english_whatever_the_page_language(pair, mia):
     """The site stores no member's language, and a notice's title is written once, in English: the
     notices' e-mail stays English even when a Dutch page happens to be running."""
-    from django.utils import translation
-
-    from members.models import Notice, NoticeKind
     notice = Notice.objects.create(member=mia, kind=NoticeKind.LIST_PUBLISHED, title="Elo: a list", path="/lists/")
     with translation.override("nl"):
         assert services.notices_mail(notices=[notice]) == 1
     [message] = mail.outbox
     assert message.subject == "Rating notices"
     assert message.body.startswith("New on the federation's rating site:")
+
+
+def test_the_organisers_claim_codes_and_the_staffs_queue_are_dutch(pair, mia):
+    olga = organiser("olga")
+    event = pair["event"]
+    event.organiser = olga
+    event.save(update_fields=["organiser"])
+    for coach in (pair["anna"], pair["bert"]):
+        Participant.objects.get_or_create(event=event, coach=coach, defaults={"race_id": 1})
+    codes = client_of(olga).get(f"/nl/organiser/events/{event.pk}/").content.decode()
+    assert '<h2 id="claim-codes-heading">Claimcodes</h2>' in codes
+    assert '(<a href="/nl/members/me/claim/">Claim uw coachgegevens</a>)' in codes
+
+    services.claim_request(member=mia, number=101, note="")
+    queue = client_of(staff("sam")).get("/nl/staff/claims/").content.decode()
+    assert "<h1>Claims van coaches</h1>" in queue
+    assert "Wacht op u (1)" in queue
+    assert "Besluit over het verzoek van mia om 101" in queue
+    refused = client_of(staff("sam2")).post(f"/nl/staff/claims/{mia.coach_claims.get().pk}/decide/", {"decision": "refuse"})
+    assert "Zeg waarom het verzoek geweigerd wordt: het lid leest het." in refused.content.decode()
