@@ -1,10 +1,11 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
 
 
 class SignUpForm(UserCreationForm):
     email = forms.EmailField(
-        label="E-mail address", max_length=254, help_text="We send a link to it: your account opens once you follow it.",
+        label=_("E-mail address"), max_length=254, help_text=_("We send a link to it: your account opens once you follow it."),
     )
 
     class Meta(UserCreationForm.Meta):
@@ -12,25 +13,25 @@ class SignUpForm(UserCreationForm):
 
 
 class ClaimCodeForm(forms.Form):
-    number = forms.IntegerField(label="Coach number", min_value=1, help_text="Your federation number.")
+    number = forms.IntegerField(label=_("Coach number"), min_value=1, help_text=_("Your federation number."))
     code = forms.CharField(
-        label="Claim code", max_length=20, help_text="As printed beside your name on an event's results (XXXXX-XXXXX).",
+        label=_("Claim code"), max_length=20, help_text=_("As printed beside your name on an event's results (XXXXX-XXXXX)."),
     )
 
 
 class ClaimRequestForm(forms.Form):
-    number = forms.IntegerField(label="Coach number", min_value=1)
+    number = forms.IntegerField(label=_("Coach number"), min_value=1)
     note = forms.CharField(
-        label="Message to the staff", required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="What shows the record is yours: events you played, your name on them.",
+        label=_("Message to the staff"), required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("What shows the record is yours: events you played, your name on them."),
     )
 
 
 class PreferencesForm(forms.Form):
-    email_notices = forms.BooleanField(label="Send my notices by e-mail too", required=False)
+    email_notices = forms.BooleanField(label=_("Send my notices by e-mail too"), required=False)
     systems = forms.TypedMultipleChoiceField(
-        label="Rating systems to hear of", coerce=int, required=False, widget=forms.CheckboxSelectMultiple,
-        help_text="None chosen: every system.",
+        label=_("Rating systems to hear of"), coerce=int, required=False, widget=forms.CheckboxSelectMultiple,
+        help_text=_("None chosen: every system."),
     )
 
     def __init__(self, *args, systems: list[tuple[int, str]], **kwargs):
@@ -39,9 +40,9 @@ class PreferencesForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(label="Decision", choices=[("approve", "Approve"), ("refuse", "Refuse")])
-    reason = forms.CharField(label="Reason (told to the member)", required=False, max_length=1000)
+    decision = forms.ChoiceField(label=_("Decision"), choices=[("approve", _("Approve")), ("refuse", _("Refuse"))])
+    reason = forms.CharField(label=_("Reason (told to the member)"), required=False, max_length=1000)
 
 
 class ReleaseForm(forms.Form):
-    reason = forms.CharField(label="Why release this claim", max_length=1000)
+    reason = forms.CharField(label=_("Why release this claim"), max_length=1000)

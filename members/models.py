@@ -6,19 +6,20 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class ClaimMethod(models.TextChoices):
-    CODE = "code", "claim code"
-    REQUEST = "request", "asked of staff"
-    LINK = "link", "linked by staff"
+    CODE = "code", _("claim code")
+    REQUEST = "request", _("asked of staff")
+    LINK = "link", _("linked by staff")
 
 
 class ClaimStatus(models.TextChoices):
-    PENDING = "pending", "waiting for staff"
-    ACTIVE = "active", "claimed"
-    REFUSED = "refused", "refused"
-    RELEASED = "released", "released by staff"
+    PENDING = "pending", _("waiting for staff")
+    ACTIVE = "active", _("claimed")
+    REFUSED = "refused", _("refused")
+    RELEASED = "released", _("released by staff")
 
 
 class Claim(models.Model):

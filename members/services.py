@@ -17,7 +17,9 @@ from django.core.mail import send_mail, send_mass_mail
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.models import Action
 from audit.services import audit_record
@@ -42,7 +44,7 @@ from tournaments.permissions import MEMBERS
 logger = logging.getLogger(__name__)
 User = get_user_model()
 
-WRONG_CODE = "This number and claim code do not match: check both as printed on the event's results."
+WRONG_CODE = gettext_lazy("This number and claim code do not match: check both as printed on the event's results.")
 # a rating that moves by less than this has not changed for a notice
 UNCHANGED = 0.005
 
@@ -76,7 +78,8 @@ def member_sign_up(*, username: str, email: str, password: str, confirm_url: Cal
             body = render_to_string("members/email/already_registered.txt", {
                 "user": existing, "login_url": login_url,
             })
-            transaction.on_commit(lambda: send_mail("Your account with the federation's ratings", body, None, [existing.email]))
+            subject = _("Your account with the federation's ratings")
+            transaction.on_commit(lambda: send_mail(subject, body, None, [existing.email]))
         else:
             _mail_confirmation(existing, confirm_url)
         return None
@@ -92,7 +95,8 @@ def member_sign_up(*, username: str, email: str, password: str, confirm_url: Cal
 
 def _mail_confirmation(user, confirm_url: Callable[[Any], str]) -> None:
     body = render_to_string("members/email/confirm.txt", {"user": user, "url": confirm_url(user)})
-    transaction.on_commit(lambda: send_mail("Confirm your e-mail address", body, None, [user.email]))
+    subject = _("Confirm your e-mail address")
+    transaction.on_commit(lambda: send_mail(subject, body, None, [user.email]))
 
 
 @transaction.atomic
@@ -128,12 +132,13 @@ def _claimable(*, member, coach: Coach) -> None:
     """Refuse a claim that would give a coach a second member or a member a second coach."""
     if coach.user_id is not None:
         raise ValidationError(
-            "You have claimed this coach already." if coach.user_id == member.pk
-            else f"Coach {coach.number} is claimed by another member. If that is wrong, ask the federation staff."
+            _("You have claimed this coach already.") if coach.user_id == member.pk
+            else _("Coach %(number)s is claimed by another member. If that is wrong, ask the federation staff.")
+            % {"number": coach.number}
         )
     own = Coach.objects.filter(user=member).first()
     if own is not None:
-        raise ValidationError(f"Your account has claimed coach {own.number} already: one coach per member.")
+        raise ValidationError(_("Your account has claimed coach %(number)s already: one coach per member.") % {"number": own.number})
 
 
 def _attach(*, claim: Claim, coach: Coach) -> None:
@@ -173,10 +178,10 @@ def claim_request(*, member, number: int, note: str = "") -> Claim:
     """Ask staff for a coach record; they approve or refuse it from their queue."""
     coach = _locked_coach(number)
     if coach is None:
-        raise ValidationError(f"No coach has the number {number}.")
+        raise ValidationError(_("No coach has the number %(number)s.") % {"number": number})
     _claimable(member=member, coach=coach)
     if Claim.objects.filter(member=member, coach=coach, status=ClaimStatus.PENDING).exists():
-        raise ValidationError("You have asked for this coach already: staff will answer.")
+        raise ValidationError(_("You have asked for this coach already: staff will answer."))
     claim = Claim.objects.create(member=member, coach=coach, method=ClaimMethod.REQUEST, status=ClaimStatus.PENDING,
                                  note=note.strip())
     audit_record(actor=member, action=Action.CLAIM_REQUEST, obj=coach, after={"member": member.get_username()},
@@ -189,7 +194,7 @@ def claim_decide(*, claim_id: int, approve: bool, actor, reason: str = "") -> Cl
     """Staff's answer to a request: the coach goes to the member, or the request is refused (with a reason)."""
     claim = Claim.objects.select_for_update().select_related("member").filter(pk=claim_id).first()
     if claim is None or claim.status != ClaimStatus.PENDING:
-        raise ValidationError("This request has been answered already.")
+        raise ValidationError(_("This request has been answered already."))
     coach = _locked_coach(claim.coach.number)
     assert coach is not None, "a claim's coach exists (deleting it deletes the claim)"
     claim.decided_at, claim.decided_by, claim.reason = timezone.now(), actor, reason.strip()
@@ -199,7 +204,7 @@ def claim_decide(*, claim_id: int, approve: bool, actor, reason: str = "") -> Cl
         action, after = Action.CLAIM_APPROVE, claim.member.get_username()
     else:
         if not claim.reason:
-            raise ValidationError("Say why the request is refused: the member reads it.")
+            raise ValidationError(_("Say why the request is refused: the member reads it."))
         claim.status = ClaimStatus.REFUSED
         claim.save()
         action, after = Action.CLAIM_REFUSE, None
@@ -212,10 +217,10 @@ def claim_release(*, number: int, actor, reason: str) -> Claim:
     """Take a coach record back from the member who claimed it (undone by claim_restore)."""
     reason = reason.strip()
     if not reason:
-        raise ValidationError("Say why the claim is released.")
+        raise ValidationError(_("Say why the claim is released."))
     coach = _locked_coach(number)
     if coach is None or coach.user_id is None:
-        raise ValidationError("This coach is claimed by no member.")
+        raise ValidationError(_("This coach is claimed by no member."))
     claim = Claim.objects.filter(coach=coach, member_id=coach.user_id, status=ClaimStatus.ACTIVE).first()
     if claim is None:  # linked on the staff's member page, before claims were kept
         claim = Claim(coach=coach, member_id=coach.user_id, method=ClaimMethod.LINK)
@@ -236,7 +241,7 @@ def claim_restore(*, claim_id: int, actor) -> Claim:
     """Undo a release: the coach goes back to the member, if neither has been claimed since."""
     claim = Claim.objects.select_for_update().select_related("member").filter(pk=claim_id).first()
     if claim is None or claim.status != ClaimStatus.RELEASED:
-        raise ValidationError("Only a released claim can be restored.")
+        raise ValidationError(_("Only a released claim can be restored."))
     coach = _locked_coach(claim.coach.number)
     assert coach is not None, "a claim's coach exists"
     _claimable(member=claim.member, coach=coach)
@@ -406,12 +411,15 @@ def notices_mail(*, notices: list[Notice]) -> int:
     for notice in notices:
         by_member[notice.member_id].append(notice)
     addresses = dict(User.objects.filter(pk__in=by_member, is_active=True).exclude(email="").values_list("pk", "email"))
-    messages = [
-        ("Rating notices", render_to_string("members/email/notices.txt", {
-            "notices": by_member[pk], "site": settings.SITE_URL.rstrip("/"),
-        }), None, [address])
-        for pk, address in addresses.items()
-    ]
+    # in the site's default language: the member's language is not stored, and the notices' titles
+    # were written in it (a run has no reader)
+    with translation.override(settings.LANGUAGE_CODE):
+        messages = [
+            (_("Rating notices"), render_to_string("members/email/notices.txt", {
+                "notices": by_member[pk], "site": settings.SITE_URL.rstrip("/"),
+            }), None, [address])
+            for pk, address in addresses.items()
+        ]
     try:
         return send_mass_mail(messages)
     except Exception:

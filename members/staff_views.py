@@ -2,6 +2,7 @@
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from members import selectors, services
@@ -30,15 +31,16 @@ def claim_queue(request):
 def claim_decide(request, pk: int):
     form = DecisionForm(request.POST)
     if not form.is_valid():
-        return _refused(request, ValidationError("Choose approve or refuse."))
+        return _refused(request, ValidationError(_("Choose approve or refuse.")))
     approve = form.cleaned_data["decision"] == "approve"
     try:
         claim = services.claim_decide(claim_id=pk, approve=approve, actor=request.user, reason=form.cleaned_data["reason"])
     except ValidationError as error:
         return _refused(request, error)
     messages.success(
-        request, f"Coach {claim.coach.number} is now {claim.member.get_username()}'s." if approve
-        else f"{claim.member.get_username()}'s request for coach {claim.coach.number} is refused.",
+        request, (_("Coach %(number)s is now %(username)s's.") if approve
+                  else _("%(username)s's request for coach %(number)s is refused."))
+        % {"number": claim.coach.number, "username": claim.member.get_username()},
     )
     return redirect("staff_claim_queue")
 
@@ -48,12 +50,14 @@ def claim_decide(request, pk: int):
 def claim_release(request, number: int):
     form = ReleaseForm(request.POST)
     if not form.is_valid():
-        return _refused(request, ValidationError("Say why the claim is released."))
+        return _refused(request, ValidationError(_("Say why the claim is released.")))
     try:
         claim = services.claim_release(number=number, actor=request.user, reason=form.cleaned_data["reason"])
     except ValidationError as error:
         return _refused(request, error)
-    messages.success(request, f"Coach {number} is released from {claim.member.get_username()}. Restore it below to undo.")
+    messages.success(request, _("Coach %(number)s is released from %(username)s. Restore it below to undo.") % {
+        "number": number, "username": claim.member.get_username(),
+    })
     return redirect("staff_claim_queue")
 
 
@@ -64,5 +68,7 @@ def claim_restore(request, pk: int):
         claim = services.claim_restore(claim_id=pk, actor=request.user)
     except ValidationError as error:
         return _refused(request, error)
-    messages.success(request, f"Coach {claim.coach.number} is {claim.member.get_username()}'s again.")
+    messages.success(request, _("Coach %(number)s is %(username)s's again.") % {
+        "number": claim.coach.number, "username": claim.member.get_username(),
+    })
     return redirect("staff_claim_queue")

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_decode, urlsafe_base64_encode
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from members import selectors, services
@@ -51,8 +52,8 @@ def sign_up(request):
             per_address=settings.SIGNUP_LIMIT_PER_ADDRESS, per_email=settings.SIGNUP_LIMIT_PER_EMAIL,
         )
         if minutes is not None:
-            form.add_error(None, "Too many sign-ups from your address or for this e-mail address. "
-                                 f"Try again in {minutes_text(minutes)}.")
+            form.add_error(None, _("Too many sign-ups from your address or for this e-mail address. "
+                                   "Try again in %(minutes)s.") % {"minutes": minutes_text(minutes)})
             return render(request, "members/sign_up.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         services.member_sign_up(
@@ -83,7 +84,7 @@ def sign_up_confirm(request, uidb64: str, token: str):
         return render(request, "members/sign_up_confirm.html", {"valid": False}, status=400)
     if request.method == "POST":
         services.member_confirm(user=user)
-        messages.success(request, "Your e-mail address is confirmed: log in.")
+        messages.success(request, _("Your e-mail address is confirmed: log in."))
         return redirect("login")
     return render(request, "members/sign_up_confirm.html", {"valid": True, "account": user})
 
@@ -121,7 +122,7 @@ def member_preferences(request):
     services.preferences_update(
         member=request.user, email_notices=form.cleaned_data["email_notices"], system_ids=form.cleaned_data["systems"],
     )
-    messages.success(request, "Your preferences are saved.")
+    messages.success(request, _("Your preferences are saved."))
     return redirect("member_home")
 
 
@@ -129,7 +130,7 @@ def member_preferences(request):
 @require_POST
 def member_feed_reset(request):
     services.feed_token_reset(member=request.user)
-    messages.success(request, "Your feed has a new address: the old one no longer answers.")
+    messages.success(request, _("Your feed has a new address: the old one no longer answers."))
     return redirect("member_home")
 
 
@@ -139,7 +140,7 @@ def member_claim(request):
     """Claim a coach record: at once with a claim code, or by asking staff (the button says which)."""
     way = request.POST.get("way") if request.method == "POST" else None
     if way not in (None, "code", "request"):
-        return HttpResponseBadRequest("Unknown way of claiming.")
+        return HttpResponseBadRequest(_("Unknown way of claiming."))
     code_form = ClaimCodeForm(request.POST if way == "code" else None, prefix="code")
     request_form = ClaimRequestForm(request.POST if way == "request" else None, prefix="request")
     status = 200
@@ -149,7 +150,7 @@ def member_claim(request):
             per_address=settings.CLAIM_CODE_FAILURE_LIMIT, per_email=settings.CLAIM_CODE_FAILURE_LIMIT,
         )
         if minutes is not None:
-            code_form.add_error(None, f"Too many claim codes tried. Try again in {minutes_text(minutes)}.")
+            code_form.add_error(None, _("Too many claim codes tried. Try again in %(minutes)s.") % {"minutes": minutes_text(minutes)})
             status = 429
         else:
             try:
@@ -159,7 +160,9 @@ def member_claim(request):
             except ValidationError as error:
                 code_form.add_error(None, error)
             else:
-                messages.success(request, f"Coach {claim.coach.number}, {claim.coach.name}, is yours.")
+                messages.success(request, _("Coach %(number)s, %(name)s, is yours.") % {
+                    "number": claim.coach.number, "name": claim.coach.name,
+                })
                 return redirect("member_home")
     elif way == "request" and request_form.is_valid():
         try:
@@ -169,7 +172,9 @@ def member_claim(request):
         except ValidationError as error:
             request_form.add_error(None, error)
         else:
-            messages.success(request, f"You asked for coach {claim.coach.number}: the staff will approve or refuse it.")
+            messages.success(
+                request, _("You asked for coach %(number)s: the staff will approve or refuse it.") % {"number": claim.coach.number},
+            )
             return redirect("member_home")
     if way is not None and status == 200:
         status = 400
@@ -184,7 +189,7 @@ def member_claim(request):
 def _coach(number: int) -> Coach:
     coach = Coach.objects.filter(number=number).first()
     if coach is None:
-        raise Http404("There is no coach with this number.")
+        raise Http404(_("There is no coach with this number."))
     return coach
 
 
@@ -199,10 +204,10 @@ def _follow_change(request, number: int, *, following: bool):
     coach = _coach(number)
     if following:
         services.follow_add(member=request.user, coach=coach)
-        messages.success(request, f"You follow {coach.public_name}: their rating changes reach your notices.")
+        messages.success(request, _("You follow %(name)s: their rating changes reach your notices.") % {"name": coach.public_name})
     else:
         services.follow_remove(member=request.user, coach=coach)
-        messages.success(request, f"You no longer follow {coach.public_name}.")
+        messages.success(request, _("You no longer follow %(name)s.") % {"name": coach.public_name})
     return _back(request, coach)
 
 
@@ -236,17 +241,17 @@ class NoticeFeed(Feed):
     def get_object(self, request, token: str):
         member = selectors.feed_owner(token=token)
         if member is None:
-            raise Http404("There is no feed at this address.")
+            raise Http404(_("There is no feed at this address."))
         return member
 
     def title(self, member):
-        return f"Rating notices for {member.get_username()}"
+        return _("Rating notices for %(username)s") % {"username": member.get_username()}
 
     def link(self, member):
         return reverse("member_home")
 
     def subtitle(self, member):
-        return "Changes of your rating and of the coaches you follow, and new rating lists."
+        return _("Changes of your rating and of the coaches you follow, and new rating lists.")
 
     def items(self, member):
         return selectors.member_notices(member=member)
