@@ -18,7 +18,7 @@ from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_k
 from rating_pages.calculator_forms import CalculatorForm, PairingForm
 from rating_pages.columns import presentation
 from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, RankingFilter
-from rating_pages.presenters import about, lists, rankings, rules
+from rating_pages.presenters import about, lists, periods, rankings, rules
 from rating_pages.presenters import breakdown as breakdowns
 from rating_pages.presenters import coach as coach_page
 from rating_pages.presenters import events as events_page
@@ -220,7 +220,7 @@ def coach_detail(request, number: int):
         raise Http404(f"There is no rating system “{slug}”.")
     ratings = coach_page.rating_block(coach, systems)
     opponents = coach_page.opponents(coach)
-    history = selectors.coach_history(coach, system) if system else []
+    history = periods.title_history(system, selectors.coach_history(coach, system)) if system else []
     chart = coach_page.history_chart(coach, system, history) if system else None
     history_table = HistoryTable(
         history, caption=coach_page.history_caption(system), prefix="history-",

@@ -7,6 +7,7 @@ recalculation runs).
 Callers use `from ratings import selectors`.
 """
 from ratings.selectors.breakdown import (
+    LATE,
     SUMMARY_FIELDS,
     Breakdown,
     BreakdownRow,
@@ -29,7 +30,6 @@ from ratings.selectors.coach import (
 )
 from ratings.selectors.common import (
     EVENT_PREFIX,
-    period_title,
 )
 from ratings.selectors.events import (
     OtherEvent,
@@ -85,6 +85,7 @@ from ratings.selectors.predictions import (
     event_predictions,
     prediction_event_get,
     rating_pairing,
+    reason_texts,
 )
 from ratings.selectors.rankings import (
     publication_on,
@@ -121,6 +122,7 @@ __all__ = [
     "EventBlock",
     "EventPredictions",
     "GameHistory",
+    "LATE",
     "LZ4_MAGIC",
     "OtherEvent",
     "Period",
@@ -161,7 +163,6 @@ __all__ = [
     "list_neighbours",
     "list_starters",
     "naive_utc",
-    "period_title",
     "prediction_event_get",
     "public_event_get",
     "public_events",
@@ -169,6 +170,7 @@ __all__ = [
     "public_systems",
     "rank_history",
     "rating_pairing",
+    "reason_texts",
     "ranking_current",
     "ranking_waiting",
     "ranking_of_list",
