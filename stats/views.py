@@ -251,6 +251,7 @@ def rank_over_time(request):
         rank_chart=charts.StepChart([(month.date, month.rank) for month in history], f"Rank: {what}", "Rank", invert=True),
         rating_chart=charts.StepChart([(month.date, month.value) for month in history], f"Rating: {what}", "Rating"),
         derived=any(not month.on_list for month in history),
+        drifts=ratings_selectors.drifts_while_idle(system),
         published=any(month.published for month in history),
         revised=sum(month.revised for month in history),
     )

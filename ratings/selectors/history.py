@@ -437,6 +437,12 @@ PUBLISHED_ON = "yes"  # the figures are the published list's entry
 PUBLISHED_OFF = "not on it"  # the published list holds no entry for the key: the figures are as computed now
 
 
+def drifts_while_idle(system: RatingSystem) -> bool:
+    """Whether an idle key's rating moves between its lists (Glicko: φ grows each idle period), so that
+    a month derived for it is not simply its latest entry's rating."""
+    return system.method == Method.GLICKO
+
+
 def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, variant: Variant) -> list[RankMonth]:
     """The key's rank and rating on every monthly list from its first entry on, oldest first, as
     if every list had been complete: the replay's ranking (`Board.ranks`) over the key's group as
@@ -464,7 +470,7 @@ def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, varia
         months.append(RankMonth(day, rank, value, games, on_list=on_list))
     derived = [m.date for m in months if not m.on_list]
     ranked = [m.date for m in months if not m.on_list and m.rank is not None]
-    if system.method == Method.GLICKO:
+    if drifts_while_idle(system):
         standing = _glicko_standing(system, key, coach=coach, derived=derived, ranked=ranked)
     else:
         standing = _movements_ranks(system, key, coach=coach, lists=lists, ranked=ranked)
