@@ -366,7 +366,8 @@ def rating_list_detail(request, system: str, month: tuple[int, int], edition: in
         "publication": publication,
         "editions": selectors.publication_editions(publication) if publication else [],
         "can_republish": publication is not None and request.user.has_perm(perms.CONFIGURE_SYSTEMS),
-        "revisions": selectors.publication_revisions(publication, places=rating_places(system.method)) if publication else None,
+        "revisions": lists.worded_revisions(selectors.publication_revisions(publication, places=rating_places(system.method)))
+        if publication else None,
         "counts": found.counts_of(head, variant),
         "starters": starters,
         "risers": risers,
