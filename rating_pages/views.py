@@ -18,7 +18,7 @@ from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_k
 from rating_pages.calculator_forms import CalculatorForm, PairingForm
 from rating_pages.columns import presentation
 from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, RankingFilter
-from rating_pages.presenters import about, lists, periods, rankings, rules
+from rating_pages.presenters import about, lists, periods, predictions, rankings, rules
 from rating_pages.presenters import breakdown as breakdowns
 from rating_pages.presenters import coach as coach_page
 from rating_pages.presenters import events as events_page
@@ -304,7 +304,7 @@ def event_predictions(request, pk: int):
     except Event.DoesNotExist:
         raise Http404("There is no event with this number whose predictions you may see.") from None
     return render(request, "rating_pages/event_predictions.html", {
-        "event": event, "predictions": selectors.event_predictions(event, selectors.public_systems()),
+        "event": event, "predictions": predictions.worded_event(selectors.event_predictions(event, selectors.public_systems())),
     })
 
 
@@ -427,7 +427,7 @@ def _pairing(data: dict, configured: dict) -> dict:
             systems=system_configs(), home=data["home"], home_race=data["home_race"], away=data["away"],
             away_race=data["away_race"], variant=data["variant"], on=timezone.localdate(),
         )
-        return {"rows": rows, "coaches": True}
+        return {"rows": predictions.worded_pairing(rows), "coaches": True}
     rows = selectors.rating_pairing(
         systems=configured.values(), home=selectors.SideRating(data["home_rating"], data["home_phi"]),
         away=selectors.SideRating(data["away_rating"], data["away_phi"]),

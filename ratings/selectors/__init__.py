@@ -80,6 +80,10 @@ from ratings.selectors.lists import (
     revised_values,
 )
 from ratings.selectors.predictions import (
+    NO_LIST_RATING,
+    NOT_RATED_YET,
+    OPPONENT_NO_LIST_RATING,
+    START_RATING,
     EventPredictions,
     SideRating,
     coach_pairing,
@@ -124,6 +128,10 @@ __all__ = [
     "EventPredictions",
     "GameHistory",
     "LATE",
+    "NOT_RATED_YET",
+    "NO_LIST_RATING",
+    "OPPONENT_NO_LIST_RATING",
+    "START_RATING",
     "LZ4_MAGIC",
     "OtherEvent",
     "Period",
