@@ -52,6 +52,7 @@ class Presentation:
     standings_change: str = ""  # how an event's standings add up the change (after the caption)
     rated_note: str = ""  # how an event's stored We were worked out, beyond "from the ratings before the game"
     uncounted: str = ""  # why an event's rating columns can be empty (after "did not count in …")
+    not_rated_yet: str = "not rated yet"  # a prediction's note where the system has not rated a game yet
 
     @property
     def predictions_template(self) -> str:
@@ -107,6 +108,7 @@ PRESENTATIONS = {
         ),
         block_noun="period", game_caption="the period's opponents with their μ, φ, g(φ) and E", ranking_hides=("nv",),
         value_multiplier=True, shows_phi=True, uncounted=" or belong to a period that has not closed yet",
+        not_rated_yet="not rated yet: its rating period has not closed",
     ),
     Method.KNSB: Presentation(
         Method.KNSB,
@@ -119,6 +121,7 @@ PRESENTATIONS = {
             "(counted or not) from the month of the oldest of them"
         ),
         provisional_figure="Nv", uncounted=" (“not counted” under List)",
+        not_rated_yet="not rated yet: waiting for the next monthly list",
     ),
 }
 

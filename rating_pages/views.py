@@ -18,7 +18,7 @@ from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_k
 from rating_pages.calculator_forms import CalculatorForm, PairingForm
 from rating_pages.columns import presentation
 from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, RankingFilter
-from rating_pages.presenters import about, lists, rankings, rules
+from rating_pages.presenters import about, lists, periods, predictions, rankings, rules
 from rating_pages.presenters import breakdown as breakdowns
 from rating_pages.presenters import coach as coach_page
 from rating_pages.presenters import events as events_page
@@ -220,7 +220,7 @@ def coach_detail(request, number: int):
         raise Http404(f"There is no rating system “{slug}”.")
     ratings = coach_page.rating_block(coach, systems)
     opponents = coach_page.opponents(coach)
-    history = selectors.coach_history(coach, system) if system else []
+    history = periods.title_history(system, selectors.coach_history(coach, system)) if system else []
     chart = coach_page.history_chart(coach, system, history) if system else None
     history_table = HistoryTable(
         history, caption=coach_page.history_caption(system), prefix="history-",
@@ -304,7 +304,7 @@ def event_predictions(request, pk: int):
     except Event.DoesNotExist:
         raise Http404("There is no event with this number whose predictions you may see.") from None
     return render(request, "rating_pages/event_predictions.html", {
-        "event": event, "predictions": selectors.event_predictions(event, selectors.public_systems()),
+        "event": event, "predictions": predictions.worded_event(selectors.event_predictions(event, selectors.public_systems())),
     })
 
 
@@ -366,7 +366,8 @@ def rating_list_detail(request, system: str, month: tuple[int, int], edition: in
         "publication": publication,
         "editions": selectors.publication_editions(publication) if publication else [],
         "can_republish": publication is not None and request.user.has_perm(perms.CONFIGURE_SYSTEMS),
-        "revisions": selectors.publication_revisions(publication, places=rating_places(system.method)) if publication else None,
+        "revisions": lists.worded_revisions(selectors.publication_revisions(publication, places=rating_places(system.method)))
+        if publication else None,
         "counts": found.counts_of(head, variant),
         "starters": starters,
         "risers": risers,
@@ -426,7 +427,7 @@ def _pairing(data: dict, configured: dict) -> dict:
             systems=system_configs(), home=data["home"], home_race=data["home_race"], away=data["away"],
             away_race=data["away_race"], variant=data["variant"], on=timezone.localdate(),
         )
-        return {"rows": rows, "coaches": True}
+        return {"rows": predictions.worded_pairing(rows), "coaches": True}
     rows = selectors.rating_pairing(
         systems=configured.values(), home=selectors.SideRating(data["home_rating"], data["home_phi"]),
         away=selectors.SideRating(data["away_rating"], data["away_phi"]),

@@ -256,6 +256,7 @@ def rank_over_time(request):
         rating_chart=charts.StepChart([(month.date, month.value) for month in history], _("Rating: %(what)s")
             % {"what": what}, _("Rating")),
         derived=any(not month.on_list for month in history),
+        drifts=ratings_selectors.drifts_while_idle(system),
         published=any(month.published for month in history),
         revised=sum(month.revised for month in history),
     )

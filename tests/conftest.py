@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 
 from ratingsite.celery import app as celery_app
@@ -43,6 +44,15 @@ def tasks_in_process(request):
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = eager
+
+
+@pytest.fixture(autouse=True)
+def site_language():
+    """Each test starts in the site's default language: a request to a /nl/ page leaves Dutch active
+    in its thread (LocaleMiddleware activates, nothing deactivates), which another test would inherit."""
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)

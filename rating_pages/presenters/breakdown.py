@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rating_pages.columns import presentation
-from rating_pages.presenters import rules
+from rating_pages.presenters import periods, rules
 from rating_pages.tables import breakdown_url
 from ratings import selectors
 from ratingsite.formatting import rating_places
@@ -43,6 +43,8 @@ def add_breakdown(context: dict, data: dict) -> None:
     result = selectors.breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, period=data["period"] or None,
     )
+    periods.title_periods(system, result.periods)
+    result.footnotes = periods.footnote_texts(system, result.footnotes)
     context["breakdown"] = result
     context["multiplier"] = (
         selectors.stored_config(system).value_phi_multiplier if presentation(system.method).value_multiplier else None

@@ -2,7 +2,7 @@
 for, and the captions of its starters, risers and fallers."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rating_pages.columns import presentation
@@ -49,3 +49,17 @@ def chosen_variant(slug: str | None, variants: list) -> tuple[Any, str | None]:
 
 def starters_caption(system: RatingSystem, label: str) -> str:
     return f"Starters: new ratings on the {label}, {presentation(system.method).starters_caption}"
+
+
+def worded_revisions(revisions):
+    """A publication's revisions (selectors.publication_revisions) with each reason as the page says it."""
+    return replace(revisions, reasons=[_reason_text(reason) for reason in revisions.reasons])
+
+
+def _reason_text(reason) -> str:
+    if reason.kind == "audit":
+        return f"{reason.action.capitalize()}: {reason.name} ({reason.day:%Y-%m-%d})"
+    games = f"{reason.games} game{'s' if reason.games > 1 else ''}"
+    if reason.kind == "reported":
+        return f"{reason.name}: reported {reason.day:%Y-%m-%d}, after this list ({games})"
+    return f"{reason.name}: {games} corrected on {reason.day:%Y-%m-%d}"

@@ -7,6 +7,7 @@ recalculation runs).
 Callers use `from ratings import selectors`.
 """
 from ratings.selectors.breakdown import (
+    LATE,
     SUMMARY_FIELDS,
     Breakdown,
     BreakdownRow,
@@ -29,7 +30,6 @@ from ratings.selectors.coach import (
 )
 from ratings.selectors.common import (
     EVENT_PREFIX,
-    period_title,
 )
 from ratings.selectors.events import (
     OtherEvent,
@@ -46,6 +46,7 @@ from ratings.selectors.history import (
     LZ4_MAGIC,
     GameHistory,
     active_systems,
+    drifts_while_idle,
     export_rows,
     game_history,
     game_records,
@@ -79,12 +80,17 @@ from ratings.selectors.lists import (
     revised_values,
 )
 from ratings.selectors.predictions import (
+    NO_LIST_RATING,
+    NOT_RATED_YET,
+    OPPONENT_NO_LIST_RATING,
+    START_RATING,
     EventPredictions,
     SideRating,
     coach_pairing,
     event_predictions,
     prediction_event_get,
     rating_pairing,
+    reason_texts,
 )
 from ratings.selectors.rankings import (
     publication_on,
@@ -129,6 +135,11 @@ __all__ = [
     "EventBlock",
     "EventPredictions",
     "GameHistory",
+    "LATE",
+    "NOT_RATED_YET",
+    "NO_LIST_RATING",
+    "OPPONENT_NO_LIST_RATING",
+    "START_RATING",
     "LZ4_MAGIC",
     "OtherEvent",
     "Period",
@@ -169,14 +180,15 @@ __all__ = [
     "list_neighbours",
     "list_starters",
     "naive_utc",
-    "period_title",
     "prediction_event_get",
     "public_event_get",
     "public_events",
     "public_system_get",
     "public_systems",
+    "drifts_while_idle",
     "rank_history",
     "rating_pairing",
+    "reason_texts",
     "ranking_current",
     "ranking_waiting",
     "ranking_of_list",

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from django.db.models import F, Max
 
 from rating_engines import naf_elo
-from rating_engines.common import GLOBAL_REASON_TEXT, REASON_TEXT, Reason
+from rating_engines.common import Reason
 from ratings.models import (
     CalculationRow,
     CurrentRating,
@@ -18,7 +18,7 @@ from ratings.models import (
     RatingSystem,
 )
 from ratings.replay import months_between
-from ratings.selectors.common import _day, _event_id, _event_names, period_title
+from ratings.selectors.common import _day, _event_id, _event_names
 from ratings.selectors.events import _elo_games_between
 from ratings.selectors.waiting import WaitingRow, waiting_rows
 from tournaments.models import Coach, Race, Variant
@@ -32,7 +32,6 @@ SUMMARY_FIELDS = (
 @dataclass
 class Period:
     label: str
-    title: str
     date: dt.date  # when its new rating took effect; without one, when its last game was played
     summary: SimpleNamespace | None = None  # the stored PeriodSummary's figures, for the periods shown
     has_summary: bool = False  # a new rating came of it (False: none of its games counted)
@@ -41,6 +40,8 @@ class Period:
     last: dt.date | None = None
     change: float | None = None  # NAF Elo, the event shown: the sum of its games' changes
     between: list = field(default_factory=list)  # NAF Elo, the event shown: OtherEvent amid its games
+    event_name: str | None = None  # an event's period: the event's name
+    title: str = ""  # how the page names the period: set by the page
 
     @property
     def w_minus_we(self) -> float | None:
@@ -73,7 +74,7 @@ class Breakdown:
     periods: list  # Period, newest first
     period: Period | None
     rows: list = field(default_factory=list)  # BreakdownRow
-    footnotes: list = field(default_factory=list)  # (number, text)
+    footnotes: list = field(default_factory=list)  # (number, reason: a Reason or LATE)
     recent: list = field(default_factory=list)  # the last four periods with a new rating
     blocks: list = field(default_factory=list)  # KNSB: EventBlock, one per event of the list period
     extra_remise: SimpleNamespace | None = None  # KNSB at 0 % or 100 %: the fictitious draw's row
@@ -185,16 +186,16 @@ def _key_periods(system: RatingSystem, key: dict) -> tuple[list[Period], dict[st
     by_label: dict[str, Period] = {}
     summaries = PeriodSummary.objects.filter(**key).order_by("-effective", "-id")
     for label, effective in summaries.values_list("period", "effective"):
-        by_label.setdefault(label, Period(label=label, title=label, date=effective, has_summary=True, event_id=_event_id(label)))
+        by_label.setdefault(label, Period(label=label, date=effective, has_summary=True, event_id=_event_id(label)))
     uncounted = CalculationRow.objects.filter(**key, counted=False).values("period").annotate(last=Max("played_at")).order_by()
     for item in uncounted:
         if item["period"] not in by_label:
             by_label[item["period"]] = Period(
-                label=item["period"], title=item["period"], date=_day(item["last"]), event_id=_event_id(item["period"]),
+                label=item["period"], date=_day(item["last"]), event_id=_event_id(item["period"]),
             )
     event_names = _event_names({p.event_id for p in by_label.values() if p.event_id is not None})
     for entry in by_label.values():
-        entry.title = period_title(system, entry.label, event_names)
+        entry.event_name = event_names.get(entry.event_id) if entry.event_id is not None else None
     return sorted(by_label.values(), key=lambda p: (p.date, p.label), reverse=True), by_label
 
 
@@ -212,7 +213,7 @@ def _add_summaries(key: dict, periods: list[Period | None]) -> None:
 
 def _breakdown_rows(system: RatingSystem, rows: list) -> tuple[list[BreakdownRow], list[tuple[int, str]]]:
     """The rows as the page shows them (kind, W − We, the Elo CR after the game, footnote number),
-    and the footnotes: one number per reason a game did not count, in order of first use."""
+    and the footnotes: (number, reason) for each reason a game did not count, and LATE, in order of first use."""
     elo = system.method == Method.NAF_ELO
     knsb = system.method == Method.KNSB
     notes: dict[str, int] = {}
@@ -224,9 +225,7 @@ def _breakdown_rows(system: RatingSystem, rows: list) -> tuple[list[BreakdownRow
         if knsb and processed_late(row):
             item.late = notes.setdefault(LATE, len(notes) + 1)
         items.append(item)
-    texts = GLOBAL_REASON_TEXT if system.method == Method.GLICKO and not system.per_race else REASON_TEXT
-    texts = {**texts, LATE: LATE_TEXT}
-    return items, [(number, texts.get(reason, reason)) for reason, number in notes.items()]
+    return items, [(number, reason) for reason, number in notes.items()]
 
 
 def _breakdown_row(row, *, elo: bool) -> BreakdownRow:
@@ -244,10 +243,6 @@ def _breakdown_row(row, *, elo: bool) -> BreakdownRow:
 
 
 LATE = "late"  # the footnote of a KNSB result reported late (not a reason: the game counts)
-
-
-LATE_TEXT = ("reported late, after the list that would have rated it was out: rated in the first list after "
-             "its report, with R0 and Rc from the list in force when it was played (Lijstdatum)")
 
 
 def processed_late(row: CalculationRow | WaitingRow) -> bool:

@@ -14,7 +14,7 @@ from ratings.models import (
     PeriodSummary,
     RatingSystem,
 )
-from ratings.selectors.common import _by_ids, _event_id, _event_names, _record_counts, period_title
+from ratings.selectors.common import _by_ids, _event_id, _event_names, _record_counts
 from ratings.selectors.waiting import WaitingCount, waiting_counts, waiting_rows
 from ratingsite.formatting import fixed
 from tournaments.models import Award, Coach, Event, EventStatus, GameSide, Race, Variant, public_q
@@ -102,8 +102,8 @@ def coach_awards(coach: Coach) -> list[Award]:
 
 
 def coach_history(coach: Coach, system: RatingSystem) -> list[dict]:
-    """The coach's rating after every event or period of a system, oldest first; "title" names the
-    period as the page reads it (an event's name, not its label "event:<id>")."""
+    """The coach's rating after every event or period of a system, oldest first; "event_name" names
+    an event's period (its label is "event:<id>"), else None."""
     rows = list(
         PeriodSummary.objects.filter(system=system, coach=coach)
         .values("race__name", "race__slug", "variant__name", "variant__slug", "period", "effective", "rl", "rn", "nt")
@@ -111,7 +111,8 @@ def coach_history(coach: Coach, system: RatingSystem) -> list[dict]:
     )
     names = _event_names({pk for pk in map(_event_id, {row["period"] for row in rows}) if pk is not None})
     for row in rows:
-        row["title"] = period_title(system, row["period"], names)
+        event_id = _event_id(row["period"])
+        row["event_name"] = names.get(event_id) if event_id is not None else None
     return rows
 
 

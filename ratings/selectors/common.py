@@ -7,10 +7,6 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.db.models.expressions import RawSQL
 
-from ratings.models import (
-    Method,
-    RatingSystem,
-)
 from tournaments.models import Event
 
 EVENT_PREFIX = "event:"
@@ -52,19 +48,3 @@ def _day(value) -> dt.date | None:
     if value is None:
         return None
     return value.date() if isinstance(value, dt.datetime) else value
-
-
-def period_title(system: RatingSystem, label: str, event_names: dict) -> str:
-    """How a period label reads on the page."""
-    if label.startswith(EVENT_PREFIX):
-        name = event_names.get(int(label[len(EVENT_PREFIX):]))
-        return name or label
-    if system.method == Method.KNSB:
-        return f"List of {label}"
-    if len(label) == 7:
-        return dt.date.fromisoformat(f"{label}-01").strftime("%B %Y")
-    try:
-        start = dt.date.fromisoformat(label)
-    except ValueError:
-        return label
-    return f"Two weeks from {start:%Y-%m-%d}"

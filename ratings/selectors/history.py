@@ -119,23 +119,7 @@ def game_records(
     whole = since is None and until is None
     # PostgreSQL hands back naive UTC itself (its C loader), which is most of reading a long history.
     played_at = "g.played_at AT TIME ZONE 'UTC'" if connection.vendor == "postgresql" else "g.played_at"
-    sanctioned = EventStatus.SANCTIONED
-    with connection.cursor() as cursor:
-        if whole:
-            cursor.execute(_EVENTS_SQL, list(PUBLIC_STATUSES))
-        else:  # only the events with games in the window
-            cursor.execute(_EVENTS_SQL + f"AND e.id IN (SELECT g.event_id FROM tournaments_game g WHERE TRUE {where})", params)
-        events = {
-            pk: (variant, bool(major), status == sanctioned, _as_date(end))
-            for pk, variant, major, status, end in cursor.fetchall()
-        }
-        cursor.execute("SELECT id, slug, ranked FROM tournaments_race")
-        races = {pk: (slug, bool(ranked)) for pk, slug, ranked in cursor.fetchall()}
-        races[None] = (None, False)
-        coaches_in_event: dict = {}
-        if not whole:  # events cut by the window count all their coaches
-            cursor.execute(_EVENT_COACHES_SQL.format(where=where), params)
-            coaches_in_event = dict(cursor.fetchall())
+    events, races, coaches_in_event = _record_lookups(where, params, whole=whole)
     as_naive = (lambda value: value) if connection.vendor == "postgresql" else naive_utc
     records = []
     append = records.append
@@ -160,18 +144,46 @@ def game_records(
                 ))
     _with_corrections(records)
     if whole:  # every game of every event is here: count each event's coaches from them
-        seen: dict = {}
-        for record in records:
-            coaches = seen.get(record.event_id)
-            if coaches is None:
-                coaches = seen[record.event_id] = set()
-            coaches.add(record.home)
-            if record.away is not None:
-                coaches.add(record.away)
-        counts = {event_id: len(coaches) for event_id, coaches in seen.items()}
-        for record in records:
-            record.event_coaches = counts[record.event_id]
+        _count_event_coaches(records)
     return records
+
+
+def _record_lookups(where: str, params: list, *, whole: bool) -> tuple[dict, dict, dict]:
+    """What game_records looks up per row: each event's (variant, major, sanctioned, end), each
+    race's (slug, ranked), and (for a window) each event's number of distinct coaches."""
+    sanctioned = EventStatus.SANCTIONED
+    with connection.cursor() as cursor:
+        if whole:
+            cursor.execute(_EVENTS_SQL, list(PUBLIC_STATUSES))
+        else:  # only the events with games in the window
+            cursor.execute(_EVENTS_SQL + f"AND e.id IN (SELECT g.event_id FROM tournaments_game g WHERE TRUE {where})", params)
+        events = {
+            pk: (variant, bool(major), status == sanctioned, _as_date(end))
+            for pk, variant, major, status, end in cursor.fetchall()
+        }
+        cursor.execute("SELECT id, slug, ranked FROM tournaments_race")
+        races = {pk: (slug, bool(ranked)) for pk, slug, ranked in cursor.fetchall()}
+        races[None] = (None, False)
+        coaches_in_event: dict = {}
+        if not whole:  # events cut by the window count all their coaches
+            cursor.execute(_EVENT_COACHES_SQL.format(where=where), params)
+            coaches_in_event = dict(cursor.fetchall())
+    return events, races, coaches_in_event
+
+
+def _count_event_coaches(records: list[GameRecord]) -> None:
+    """Set each record's N, its event's distinct coaches, from the records (every game of every event)."""
+    seen: dict = {}
+    for record in records:
+        coaches = seen.get(record.event_id)
+        if coaches is None:
+            coaches = seen[record.event_id] = set()
+        coaches.add(record.home)
+        if record.away is not None:
+            coaches.add(record.away)
+    counts = {event_id: len(coaches) for event_id, coaches in seen.items()}
+    for record in records:
+        record.event_coaches = counts[record.event_id]
 
 
 def sanctioned_records(event, *, reported_on: dt.date) -> list[GameRecord]:
@@ -340,33 +352,11 @@ def export_rows(system, *, on: dt.date | None = None, variant=None, publication:
     """The CSV rows of a ranking (current, as of `on` as revised since, or a `publication` as it was
     published), best first, inactive keys unranked at the end."""
     if publication is not None:
-        entries = PublishedEntry.objects.filter(publication=publication)
-        if variant is not None:
-            entries = entries.filter(variant_slug=variant.slug)
-        data = [
-            (number, name, race or None, *rest)
-            for number, name, race, *rest in entries.values_list(
-                "coach_number", "coach_name", "race_name", "variant_name", "value", "mu", "phi", "sigma", "rank", "games",
-            )
-        ]
+        data = _published_export_data(publication, variant)
     elif on is None:
-        ratings = CurrentRating.objects.filter(system=system)
-        if variant is not None:
-            ratings = ratings.filter(variant=variant)
-        data = list(ratings.values_list(
-            "coach__number", "coach__public_name", "race__name", "variant__name", "value", "mu", "phi", "sigma", "rank", "games",
-        ))
+        data = _current_export_data(system, variant)
     else:
-        coaches = dict((pk, (number, name)) for pk, number, name in Coach.objects.values_list("pk", "number", "public_name"))
-        races = dict(Race.objects.values_list("slug", "name"))
-        variants = dict(Variant.objects.values_list("slug", "name"))
-        data = []
-        for e in replay_as_of(system, on):
-            coach, race, variant_slug = e.key
-            if variant is not None and variant_slug != variant.slug:
-                continue
-            number, name = coaches[coach]
-            data.append((number, name, races.get(race), variants[variant_slug], e.value, e.mu, e.phi, e.sigma, e.rank, e.games))
+        data = _replayed_export_data(system, on, variant)
     data.sort(key=lambda r: (r[3], r[2] or "", r[8] is None, r[8] or 0, -r[4], r[0]))
     places = rating_places(system.method)
     return [
@@ -374,6 +364,44 @@ def export_rows(system, *, on: dt.date | None = None, variant=None, publication:
          fixed(sigma, 6), "" if rank is None else str(rank), str(games)]
         for number, name, race, variant_name, value, mu, phi, sigma, rank, games in data
     ]
+
+
+def _published_export_data(publication: Publication, variant) -> list[tuple]:
+    """The export's rows of a publication, as published: (number, name, race, variant, value, μ, φ, σ, rank, games)."""
+    entries = PublishedEntry.objects.filter(publication=publication)
+    if variant is not None:
+        entries = entries.filter(variant_slug=variant.slug)
+    return [
+        (number, name, race or None, *rest)
+        for number, name, race, *rest in entries.values_list(
+            "coach_number", "coach_name", "race_name", "variant_name", "value", "mu", "phi", "sigma", "rank", "games",
+        )
+    ]
+
+
+def _current_export_data(system, variant) -> list[tuple]:
+    """The export's rows of the current ratings."""
+    ratings = CurrentRating.objects.filter(system=system)
+    if variant is not None:
+        ratings = ratings.filter(variant=variant)
+    return list(ratings.values_list(
+        "coach__number", "coach__public_name", "race__name", "variant__name", "value", "mu", "phi", "sigma", "rank", "games",
+    ))
+
+
+def _replayed_export_data(system, on: dt.date, variant) -> list[tuple]:
+    """The export's rows of the ranking as of `on`, replayed from the record as it stands now."""
+    coaches = dict((pk, (number, name)) for pk, number, name in Coach.objects.values_list("pk", "number", "public_name"))
+    races = dict(Race.objects.values_list("slug", "name"))
+    variants = dict(Variant.objects.values_list("slug", "name"))
+    data = []
+    for e in replay_as_of(system, on):
+        coach, race, variant_slug = e.key
+        if variant is not None and variant_slug != variant.slug:
+            continue
+        number, name = coaches[coach]
+        data.append((number, name, races.get(race), variants[variant_slug], e.value, e.mu, e.phi, e.sigma, e.rank, e.games))
+    return data
 
 
 def run_covering(day: dt.date):
@@ -437,6 +465,12 @@ PUBLISHED_ON = "yes"  # the figures are the published list's entry
 PUBLISHED_OFF = "not on it"  # the published list holds no entry for the key: the figures are as computed now
 
 
+def drifts_while_idle(system: RatingSystem) -> bool:
+    """Whether an idle key's rating moves between its lists (Glicko: φ grows each idle period), so that
+    a month derived for it is not simply its latest entry's rating."""
+    return system.method == Method.GLICKO
+
+
 def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, variant: Variant) -> list[RankMonth]:
     """The key's rank and rating on every monthly list from its first entry on, oldest first, as
     if every list had been complete: the replay's ranking (`Board.ranks`) over the key's group as
@@ -464,7 +498,7 @@ def rank_history(*, coach: Coach, system: RatingSystem, race: Race | None, varia
         months.append(RankMonth(day, rank, value, games, on_list=on_list))
     derived = [m.date for m in months if not m.on_list]
     ranked = [m.date for m in months if not m.on_list and m.rank is not None]
-    if system.method == Method.GLICKO:
+    if drifts_while_idle(system):
         standing = _glicko_standing(system, key, coach=coach, derived=derived, ranked=ranked)
     else:
         standing = _movements_ranks(system, key, coach=coach, lists=lists, ranked=ranked)

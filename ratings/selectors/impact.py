@@ -155,25 +155,10 @@ def _compare(system: RatingSystem, records: list, *, today: dt.date, impact: Sys
     module, config = engine_for(system)
     first = records[0].played_at.date()
     ledger, start = _resumed(system, first, config)
-    played = Game.objects.filter(event__status__in=PUBLIC_STATUSES)
-    total = (played.filter(played_at__gte=dt.datetime.combine(start, dt.time(), tzinfo=dt.UTC)) if start else played).count()
-    total += len(records)
-    if total > MAX_GAMES:
-        if start:
-            note = gettext("No preview: %(system)s would replay %(games)s games from its stored state of %(day)s, twice, which would "
-                           "hold this page up. The sanction's run recalculates it.")
-        else:
-            note = gettext("No preview: %(system)s would replay %(games)s games from the first game (it has no stored state before "
-                           "the event), twice, which would hold this page up. The sanction's run recalculates it.")
-        impact.note = note % {"system": system.name, "games": f"{total:,}", "day": f"{start:%Y-%m-%d}" if start else ""}
+    impact.note = _too_long(system, records, start)
+    if impact.note:
         return
-    until = today
-    rated_on = _rated_on(system, module, config, records)
-    impact.processed_on = [(day, games, day > today) for day, games in sorted(rated_on.items())]
-    impact.waits_for = "list" if system.method == Method.KNSB else "period"
-    if impact.processed_on and impact.processed_on[-1][2]:
-        impact.waiting = True
-        until = impact.processed_on[-1][0]
+    until = _add_rated_on(impact, system, module, config, records, today=today)
     games = games_from(start, reported=reads_reported(module))
     with_event = sorted([*games, *records], key=attrgetter("played_at", "game_id"))
     published = dict(
@@ -185,12 +170,45 @@ def _compare(system: RatingSystem, records: list, *, today: dt.date, impact: Sys
     before_lists, before = _replayed(system, module, config, rules, games, ledger, start, until, published)
     after_lists, after = _replayed(system, module, config, rules, with_event, twin, start, until, published)
     impact.as_of, impact.replayed_from, impact.games = until, start, len(with_event)
-    places = impact.places
     for day in published:
         was, now = before_lists.get(day, {}), after_lists.get(day, {})
         changed = sum(1 for key in was.keys() | now.keys() if was.get(key) != now.get(key))
         if changed:
             impact.revised.append(ListRevision(day, changed))
+    _add_moves(impact, before, after)
+
+
+def _too_long(system: RatingSystem, records: list, start: dt.date | None) -> str:
+    """Why the preview would take too long to replay (more than MAX_GAMES games, twice), or ""."""
+    played = Game.objects.filter(event__status__in=PUBLIC_STATUSES)
+    total = (played.filter(played_at__gte=dt.datetime.combine(start, dt.time(), tzinfo=dt.UTC)) if start else played).count()
+    total += len(records)
+    if total <= MAX_GAMES:
+        return ""
+    if start:
+        note = gettext("No preview: %(system)s would replay %(games)s games from its stored state of %(day)s, twice, which would "
+                       "hold this page up. The sanction's run recalculates it.")
+    else:
+        note = gettext("No preview: %(system)s would replay %(games)s games from the first game (it has no stored state before "
+                       "the event), twice, which would hold this page up. The sanction's run recalculates it.")
+    return note % {"system": system.name, "games": f"{total:,}", "day": f"{start:%Y-%m-%d}" if start else ""}
+
+
+def _add_rated_on(impact: SystemImpact, system: RatingSystem, module, config, records: list, *, today: dt.date) -> dt.date:
+    """Set when the event's games are first rated (and whether that is still to come); the day the
+    figures compare: today, or the later list or period close that rates them."""
+    rated_on = _rated_on(system, module, config, records)
+    impact.processed_on = [(day, games, day > today) for day, games in sorted(rated_on.items())]
+    impact.waits_for = "list" if system.method == Method.KNSB else "period"
+    if impact.processed_on and impact.processed_on[-1][2]:
+        impact.waiting = True
+        return impact.processed_on[-1][0]
+    return today
+
+
+def _add_moves(impact: SystemImpact, before: dict, after: dict) -> None:
+    """Set the keys that move (at the shown precision), the largest changes and the new ratings."""
+    places = impact.places
     moved = [
         (key, before.get(key), figures) for key, figures in after.items()
         if key not in before or fixed(before[key][0], places) != fixed(figures[0], places)

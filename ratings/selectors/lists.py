@@ -2,7 +2,9 @@
 movers and counts, and where the live recomputation revises a published list."""
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
+from operator import attrgetter
 
 from django.db.models import Count, Max, Min, Q, QuerySet
 
@@ -134,13 +136,24 @@ class Revision:
         return None if self.published is None or self.revised is None else self.revised - self.published
 
 
+@dataclass(frozen=True)
+class RevisionReason:
+    """A change reported after a list's publication that reaches back before its date."""
+
+    day: dt.date
+    kind: str  # "reported" (an event first reported after the list), "corrected" (its games corrected), "audit"
+    name: str  # the event's name, or the audit record's object
+    games: int = 0
+    action: str = ""  # "audit": the action as the audit trail names it (a merge, a rejection, new parameters)
+
+
 @dataclass
 class Revisions:
     """How the live recomputation of a published list differs from it, and why."""
 
     rows: list[Revision]
     total: int
-    reasons: list[str]
+    reasons: list  # RevisionReason, oldest first (the page words them)
 
 
 def _computed_now(publication: Publication, numbers: set[int] | None = None) -> dict[tuple, tuple]:
@@ -189,11 +202,11 @@ def publication_revisions(publication: Publication, *, places: int, limit: int =
     return Revisions(rows=rows[:limit], total=len(rows), reasons=_revision_reasons(publication) if rows else [])
 
 
-def _revision_reasons(publication: Publication) -> list[str]:
+def _revision_reasons(publication: Publication) -> list[RevisionReason]:
     """The changes reported after a list's publication that reach back before its date, oldest first.
     A game carries the day it was reported: one of the publication's own day may have come after it."""
     after = publication.published_at
-    reasons: list[tuple] = []
+    reasons: list[RevisionReason] = []
     late = (
         Game.objects.filter(event__status=EventStatus.SANCTIONED, played_at__date__lt=publication.date,
                             reported_on__gte=after.date())
@@ -204,11 +217,10 @@ def _revision_reasons(publication: Publication) -> list[str]:
         .annotate(first=Min("reported_on")).values_list("event_id", "first")
     )
     for row in late:
-        games = f"{row['games']} game{'s' if row['games'] > 1 else ''}"
-        if firsts.get(row["event_id"]) and firsts[row["event_id"]] >= after.date():
-            reasons.append((row["reported"], f"{row['event__name']}: reported {row['reported']:%Y-%m-%d}, after this list ({games})"))
-        else:
-            reasons.append((row["reported"], f"{row['event__name']}: {games} corrected on {row['reported']:%Y-%m-%d}"))
+        first_reported = firsts.get(row["event_id"]) and firsts[row["event_id"]] >= after.date()
+        reasons.append(RevisionReason(
+            row["reported"], "reported" if first_reported else "corrected", row["event__name"], games=row["games"],
+        ))
     for record in AuditRecord.objects.filter(
         at__gt=after, action__in=[Action.COACH_MERGE, Action.EVENT_REJECT, Action.RATING_SYSTEM_UPDATE],
     ).order_by("at"):
@@ -216,5 +228,5 @@ def _revision_reasons(publication: Publication) -> list[str]:
             continue
         if record.action == Action.EVENT_REJECT and (record.before or {}).get("status") != EventStatus.SANCTIONED:
             continue
-        reasons.append((record.at.date(), f"{record.get_action_display().capitalize()}: {record.object_repr} ({record.at:%Y-%m-%d})"))
-    return [text for _, text in sorted(reasons, key=lambda r: r[0])]
+        reasons.append(RevisionReason(record.at.date(), "audit", record.object_repr, action=record.get_action_display()))
+    return sorted(reasons, key=attrgetter("day"))

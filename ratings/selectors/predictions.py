@@ -31,13 +31,11 @@ from tournaments.selectors import organiser_event_get
 
 PREDICTED_STATUSES = (EventStatus.SUBMITTED, EventStatus.SANCTIONED)
 WE_PLACES = 3  # the pages show We to three places: a pairing even at them names no favourite
-NO_LIST_RATING = "no list rating yet"
-OPPONENT_NO_LIST_RATING = "opponent has no list rating yet"
-NOT_RATED_YET = {
-    Method.NAF_ELO: "not rated yet",
-    Method.GLICKO: "not rated yet: its rating period has not closed",
-    Method.KNSB: "not rated yet: waiting for the next monthly list",
-}
+# Why a side has no We, beside the reasons a game does not count (the pages word them all)
+NO_LIST_RATING = "no_list_rating"
+OPPONENT_NO_LIST_RATING = "opponent_no_list_rating"
+NOT_RATED_YET = "not_rated_yet"
+START_RATING = "start_rating"  # rated into a start rating: its row has no We
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,8 @@ class SideRating:
 @dataclass
 class SidePrediction:
     """One side of one game in one system: its expected score We (None: not predicted, `note` says
-    why), the rating it rests on (before the event is rated) and the stored W (once it is)."""
+    why: a Reason or one of NO_LIST_RATING, OPPONENT_NO_LIST_RATING, NOT_RATED_YET, START_RATING),
+    the rating it rests on (before the event is rated) and the stored W (once it is)."""
 
     we: float | None = None
     w: float | None = None
@@ -215,8 +214,7 @@ def _predicted(ratings: _Ratings, game: GameRecord, home_race_id: int, away_race
     """(home, away) predictions of a game the system has not rated, from the ratings it would use."""
     reason = CountingRule.of(ratings.config).exclusion(game)
     if reason is not None:
-        note = reason_texts(ratings.system).get(reason, reason)
-        return SidePrediction(note=note), SidePrediction(note=note)
+        return SidePrediction(note=reason), SidePrediction(note=reason)
     home = ratings.side(game.home, home_race_id, day)
     away = ratings.side(game.away, away_race_id, day)
     if home is None or away is None:
@@ -232,12 +230,12 @@ def _stored(system: RatingSystem, rows: list[tuple]) -> SidePrediction:
     """A side's prediction from its stored rows (period order): the last counted one with a We;
     a KNSB game corrected after its list has three, all with the We of its Lijstdatum."""
     if not rows:
-        return SidePrediction(note=NOT_RATED_YET[system.method])
+        return SidePrediction(note=NOT_RATED_YET)
     for counted, _, we, w in reversed(rows):
         if counted and we is not None:
             return SidePrediction(we, w)
     reason = rows[-1][1]
-    return SidePrediction(note=reason_texts(system).get(reason, reason) if reason else "no expected score (start rating)")
+    return SidePrediction(note=reason or START_RATING)
 
 
 def _stored_pair(system: RatingSystem, stored: dict, game: Game) -> tuple[SidePrediction, SidePrediction]:

@@ -91,13 +91,7 @@ def waiting_rows(system: RatingSystem, *, coach_ids: set[int] | None = None, eve
     latest = latest_list_date(system)
     if latest is None:  # no list yet: nothing is rated, nothing to show as it will be
         return []
-    candidates = Game.objects.filter(event__status=EventStatus.SANCTIONED).filter(
-        Q(played_at__gte=dt.datetime.combine(latest, dt.time(), tzinfo=dt.UTC)) | Q(reported_on__gte=latest))
-    if event is not None:
-        candidates = candidates.filter(event=event)
-    if coach_ids is not None:
-        candidates = candidates.filter(Q(home_coach_id__in=coach_ids) | Q(away_coach_id__in=coach_ids))
-    if not candidates.exists():  # the common case, in one query: nothing since the latest list
+    if not _any_since(latest, coach_ids=coach_ids, event=event):  # the common case, in one query
         return []
     _, config = engine_for(system)
     records = [
@@ -105,6 +99,27 @@ def waiting_rows(system: RatingSystem, *, coach_ids: set[int] | None = None, eve
         if g.sanctioned and (event is None or g.event_id == event.pk)
         and (coach_ids is None or g.home in coach_ids or g.away in coach_ids)
     ]
+    placed = _placed_after(records, latest)
+    if not placed:
+        return []
+    return _Rater(system, config, latest).rows(placed)
+
+
+def _any_since(latest: dt.date, *, coach_ids: set[int] | None, event: Event | None) -> bool:
+    """Whether any sanctioned game (of `event`, with one of `coach_ids`) was played or reported since
+    the latest list."""
+    candidates = Game.objects.filter(event__status=EventStatus.SANCTIONED).filter(
+        Q(played_at__gte=dt.datetime.combine(latest, dt.time(), tzinfo=dt.UTC)) | Q(reported_on__gte=latest))
+    if event is not None:
+        candidates = candidates.filter(event=event)
+    if coach_ids is not None:
+        candidates = candidates.filter(Q(home_coach_id__in=coach_ids) | Q(away_coach_id__in=coach_ids))
+    return candidates.exists()
+
+
+def _placed_after(records: list, latest: dt.date) -> list[tuple]:
+    """(record, the list it waits for, the list its R0 and Rc come from, late) of each result the
+    engine places in a list after `latest`."""
     placed = []
     for game in records:
         for month, record in knsb.placements(game):
@@ -112,9 +127,7 @@ def waiting_rows(system: RatingSystem, *, coach_ids: set[int] | None = None, eve
             waiting_for = date_of_list((played if month is None else month) + 1)
             if waiting_for > latest:
                 placed.append((record, waiting_for, min(date_of_list(played), latest), month is not None))
-    if not placed:
-        return []
-    return _Rater(system, config, latest).rows(placed)
+    return placed
 
 
 class _Rater:

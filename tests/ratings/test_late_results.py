@@ -10,6 +10,7 @@ from django.utils import timezone
 from assurance.verification import verify_system
 from rating_engines.common import Reason
 from rating_engines.knsb import expected_score
+from rating_pages.presenters.periods import LATE_TEXT
 from ratings import services
 from ratings.models import (
     CalculationRow,
@@ -23,7 +24,6 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
-from ratings.selectors.breakdown import LATE_TEXT
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tournaments import services as record
 from tournaments.models import EventStatus, Game

@@ -13,9 +13,11 @@ import datetime as dt
 
 import pytest
 
+from rating_engines.common import Reason
 from rating_engines.glicko import GlickoConfig
 from rating_engines.knsb import KnsbConfig
 from rating_engines.naf_elo import EloConfig
+from rating_pages.presenters import predictions as predictions_page
 from ratings import selectors
 from ratings.models import CurrentRating, Method, RatingList, RatingListEntry, RatingSystem
 from ratings.selectors.predictions import expected_scores
@@ -118,9 +120,9 @@ def test_a_coach_without_a_rating_has_the_engines_start_value_and_knsb_none(subm
     global_c = a_v_c.cells[_column(predictions, "global-glicko")][1].rating
     assert (global_c.rating, global_c.phi) == (1500.0, 350.0)  # pooled: no other race to start from
     home, away = a_v_c.cells[_column(predictions, "knsb")]
-    assert (home.we, home.note) == (None, "opponent has no list rating yet")
+    assert (home.we, home.note) == (None, selectors.OPPONENT_NO_LIST_RATING)
     assert (home.rating.rating, home.rating.list_date) == (1700.0, dt.date(2024, 3, 1))
-    assert (away.we, away.note) == (None, "no list rating yet")
+    assert (away.we, away.note) == (None, selectors.NO_LIST_RATING)
 
 
 def test_each_coachs_expected_total_is_the_sum_of_his_pairings(submitted_event):
@@ -162,7 +164,10 @@ def test_a_race_the_system_leaves_out_is_not_predicted_there(submitted_event):
     predictions = selectors.event_predictions(event, selectors.public_systems())
     game = predictions.rounds[2].pairings[0]
     home, away = game.cells[_column(predictions, "global-glicko")]
-    assert (home.we, home.note) == (None, "race excluded from global ranking")
+    assert (home.we, home.note) == (None, Reason.RACE_EXCLUDED)
+    assert predictions_page.worded_event(predictions).rounds[2].pairings[0].cells[_column(predictions, "global-glicko")][0].note == (
+        "race excluded from global ranking"
+    )
     assert game.cells[_column(predictions, "elo")][0].we == pytest.approx(0.538301, abs=1e-6)  # D new with goblins: 150
 
 

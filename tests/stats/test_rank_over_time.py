@@ -106,6 +106,7 @@ def test_a_month_whose_list_keeps_only_movements_shows_the_rank_the_key_had_and_
     cells = re.sub(r"<[^>]+>", " ", body.split('<table class="stats-table">')[1].split("</table>")[0]).split()
     assert [cell for cell in cells[13:] if cell not in ("not", "published")] == rows
     assert "the list keeps only the month's movements" in re.sub(r"\s+", " ", body)
+    assert "(unchanged, as it did not play)" in re.sub(r"\s+", " ", body)  # an Elo rating does not drift while idle
     csv = b"".join(client.get(url + "&_export=csv").streaming_content).decode("utf-8-sig").splitlines()
     assert csv[1:] == [",".join(rows[i:i + 5]) + ",not published,," for i in range(0, len(rows), 5)]
 
@@ -147,3 +148,9 @@ def test_the_rank_over_time_table_and_csv_have_published_and_revised_columns(cli
     csv = b"".join(client.get(url + "&_export=csv").streaming_content).decode("utf-8-sig").splitlines()
     assert csv == ["List,Rank,Rating,Games,On the list,As published,Revised rank,Revised rating",
                    "2026-09,1,150.00,9,yes,yes,,", "2026-10,1,154.74,10,yes,yes,2,142.54", "2026-11,2,143.00,11,yes,not published,,"]
+
+
+def test_only_a_glicko_rating_drifts_while_idle(league):
+    assert {s.slug: selectors.drifts_while_idle(s) for s in RatingSystem.objects.filter(active=True)} == {
+        "elo": False, "glicko": True, "global-glicko": True, "knsb": False,
+    }

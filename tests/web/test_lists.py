@@ -1,9 +1,12 @@
 """Monthly rating lists: counts, starters with games counted and played, risers and fallers."""
+import datetime as dt
 import re
 
 import pytest
 
+from rating_pages.presenters import lists as lists_page
 from ratings.models import Publication, RatingList, RatingListEntry
+from ratings.selectors.lists import RevisionReason, Revisions
 from tests.web.conftest import column, table
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +123,16 @@ def test_the_knsb_starters_lead_says_what_nt_and_gt_span_and_the_elo_one_stays(c
     assert "Nt, the games counted for the start rating" in knsb
     assert "from the month of the oldest game counted" in knsb
     assert "the games counted and played since the previous list" in lead("/lists/elo/2024-07/")
+
+
+def test_the_reasons_a_published_list_is_revised_read_as_before_the_move():
+    found = Revisions(rows=[], total=0, reasons=[
+        RevisionReason(dt.date(2024, 8, 3), "reported", "Late Cup", games=1),
+        RevisionReason(dt.date(2024, 8, 4), "corrected", "Dutch Open", games=2),
+        RevisionReason(dt.date(2024, 8, 5), "audit", "Anna Jansen ← Anna J.", action="coach merge"),
+    ])
+    assert lists_page.worded_revisions(found).reasons == [
+        "Late Cup: reported 2024-08-03, after this list (1 game)",
+        "Dutch Open: 2 games corrected on 2024-08-04",
+        "Coach merge: Anna Jansen ← Anna J. (2024-08-05)",
+    ]
