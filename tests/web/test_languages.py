@@ -218,3 +218,11 @@ def test_a_dutch_list_page_is_in_dutch_with_decimal_commas(client, league):
         for (_, english_cells), (_, dutch_cells) in zip(english_table["rows"][1:], dutch_table["rows"][1:]):
             values = [cell for cell in english_cells if cell.replace(".", "", 1).lstrip("+-").isdigit() and "." in cell]
             assert all(value.replace(".", ",") in dutch_cells for value in values)
+
+
+def test_the_dutch_about_and_coach_pages_are_in_dutch(client, league):
+    about = client.get("/nl/about/ratings/").content.decode()
+    assert "<h1>Over de ratings</h1>" in about and "Gepubliceerde lijsten veranderen nooit" in about
+    assert '<dt lang="nl">Lijstdatum</dt>' in about and "lijstdatum: de ratinglijst" in about
+    coach = client.get("/nl/coaches/101/").content.decode()
+    assert "Ratingverloop" in coach and "Resultaten per ras" in coach and "Rating history" not in coach
