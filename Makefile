@@ -88,7 +88,7 @@ gettext:
 # the django.mo the site loads. Commit both.
 MESSAGES_IGNORE := -i .venv -i tests -i bench -i tools -i staticfiles -i static
 messages: install gettext
-	$(MANAGE) makemessages -l nl --no-obsolete $(MESSAGES_IGNORE)
+	$(MANAGE) makemessages -l nl --no-obsolete --no-wrap $(MESSAGES_IGNORE)
 	$(MANAGE) compilemessages -l nl $(MESSAGES_IGNORE)
 
 # The checks first (lint, types of the engines and services, the import contracts of .importlinter, migrations), then the tests.
