@@ -1,5 +1,7 @@
 """The site in English and Dutch: English at the bare addresses, Dutch under /nl/, a switch that is a
 link, the bare home page leading a Dutch browser on, and downloads the same file in either language."""
+import re
+
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -226,3 +228,10 @@ def test_the_dutch_about_and_coach_pages_are_in_dutch(client, league):
     assert '<dt lang="nl">Lijstdatum</dt>' in about and "lijstdatum: de ratinglijst" in about
     coach = client.get("/nl/coaches/101/").content.decode()
     assert "Ratingverloop" in coach and "Resultaten per ras" in coach and "Rating history" not in coach
+
+
+def test_the_dutch_predictions_page_is_in_dutch_with_decimal_commas(client, league):
+    text = client.get(f"/nl/events/{league['league'].pk}/predictions/").content.decode()
+    assert "<h1>Summer League: voorspellingen</h1>" in text
+    assert '<h2 id="how-heading">Waar de cijfers vandaan komen</h2>' in text
+    assert re.search(r"verwacht \d+,\d{3}(, behaald \d+,\d)? in \d+", text)
