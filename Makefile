@@ -88,7 +88,7 @@ gettext:
 # the django.mo the site loads. Commit both.
 MESSAGES_IGNORE := -i .venv -i tests -i bench -i tools -i staticfiles -i static
 messages: install gettext
-	$(MANAGE) makemessages -l nl --no-obsolete $(MESSAGES_IGNORE)
+	$(MANAGE) makemessages -l nl --no-obsolete --no-wrap $(MESSAGES_IGNORE)
 	$(MANAGE) compilemessages -l nl $(MESSAGES_IGNORE)
 
 # The tests run in PYTEST_WORKERS processes (pytest-xdist): 2, for a 2-core machine such as CI's, where

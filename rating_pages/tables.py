@@ -18,11 +18,13 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.encoding import force_str
 from django.utils.html import format_html
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
 from rating_pages.columns import presentation
 from ratingsite.formatting import fixed, rating_places, signed
+from ratingsite.languages import on_page
 from tournaments.models import EventStatus
 
 TABLE_ATTRS = {"class": "data"}
@@ -47,6 +49,11 @@ def breakdown_url(system_slug: str, coach_number: int, race_slug: str | None, va
 def _plain(text: str) -> tuple[str, str]:
     """A cell of plain text (a name, a number, a date): the template escapes it."""
     return text, text
+
+
+def _figure(text: str) -> tuple[str, str]:
+    """A cell of a figure: the export keeps its point, the page writes it in its language ("2,68")."""
+    return text, on_page(text)
 
 
 _SENTINEL = 918273645
@@ -176,21 +183,21 @@ def _rank_order(field: str, coach: str = "coach"):
 class RankingTable(FastRowsTable):
     """One row per rating key: the ranking of a system (current or a stored list)."""
 
-    rank = tables.Column(verbose_name="Rank", attrs=NUM)
-    overall_rank = tables.Column(verbose_name="Overall", attrs=NUM)
-    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach", order_by=("coach__public_name", "coach__number"))
-    number = tables.Column(accessor="coach__number", verbose_name="Number", attrs=NUM)
-    nationality = tables.Column(verbose_name="Nat.", accessor="coach_id", order_by=("coach__nationality", "coach__number"))
-    race = tables.Column(accessor="race__name", verbose_name="Race", order_by="race__name")
-    variant = tables.Column(accessor="variant__name", verbose_name="Variant", order_by="variant__name")
-    value = tables.Column(verbose_name="Rating", attrs=NUM)
+    rank = tables.Column(verbose_name=_("Rank"), attrs=NUM)
+    overall_rank = tables.Column(verbose_name=_("Overall"), attrs=NUM)
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"), order_by=("coach__public_name", "coach__number"))
+    number = tables.Column(accessor="coach__number", verbose_name=_("Number"), attrs=NUM)
+    nationality = tables.Column(verbose_name=_("Nat."), accessor="coach_id", order_by=("coach__nationality", "coach__number"))
+    race = tables.Column(accessor="race__name", verbose_name=_("Race"), order_by="race__name")
+    variant = tables.Column(accessor="variant__name", verbose_name=_("Variant"), order_by="variant__name")
+    value = tables.Column(verbose_name=_("Rating"), attrs=NUM)
     mu = tables.Column(verbose_name="μ", attrs=NUM)
     phi = tables.Column(verbose_name="φ", attrs=NUM)
     nv = tables.Column(verbose_name="Nv", attrs=NUM)
-    games = tables.Column(verbose_name="Games", attrs=NUM)
-    value_change = tables.Column(verbose_name="Change", attrs=NUM)
-    rank_change = tables.Column(verbose_name="Rank change", attrs=NUM)
-    last_played = tables.Column(verbose_name="Last played", attrs={"td": {"class": "date"}})
+    games = tables.Column(verbose_name=_("Games"), attrs=NUM)
+    value_change = tables.Column(verbose_name=_("Change"), attrs=NUM)
+    rank_change = tables.Column(verbose_name=_("Rank change"), attrs=NUM)
+    last_played = tables.Column(verbose_name=_("Last played"), attrs={"td": {"class": "date"}})
 
     order_rank = _rank_order("rank")
     order_overall_rank = _rank_order("overall_rank")
@@ -198,7 +205,7 @@ class RankingTable(FastRowsTable):
 
     class Meta(FastRowsTable.Meta):
         orderable = True
-        empty_text = "No ratings match these filters."
+        empty_text = _("No ratings match these filters.")
 
     def __init__(self, *args, system, inactive_rule: str, caption: str = "", provisional=None, **kwargs):
         """`provisional`: the system's provisional rule (rules.provisional_rule), whose "?" marks
@@ -261,16 +268,16 @@ class RankingTable(FastRowsTable):
     def cell_value(self, record):
         text = fixed(record.value, self.places)
         tip = self.provisional.mark(nv=record.nv, phi=record.phi) if self.provisional is not None else None
-        return text, provisional_mark(text, tip) if tip else text
+        return text, provisional_mark(on_page(text), tip) if tip else on_page(text)
 
     def plain_value(self, record):
         return fixed(record.value, self.places), None
 
     def cell_mu(self, record):
-        return _plain(fixed(record.mu))
+        return _figure(fixed(record.mu))
 
     def cell_phi(self, record):
-        return _plain(fixed(record.phi))
+        return _figure(fixed(record.phi))
 
     def cell_nv(self, record):
         return _plain("" if record.nv is None else str(record.nv))
@@ -280,15 +287,18 @@ class RankingTable(FastRowsTable):
         count = self._waiting(record)
         if count is None:
             return _plain(text)
-        extra = f"+ {count.games} waiting"
-        tip = f"{count.games} game{'s' if count.games != 1 else ''} waiting for the list of {count.list_date:%Y-%m-%d}: not counted yet"
+        extra = gettext("+ %(games)s waiting") % {"games": count.games}
+        tip = ngettext(
+            "%(games)s game waiting for the list of %(day)s: not counted yet",
+            "%(games)s games waiting for the list of %(day)s: not counted yet", count.games,
+        ) % {"games": count.games, "day": f"{count.list_date:%Y-%m-%d}"}
         return f"{text} {extra}", format_html('{} <abbr class="waiting-note" title="{}">{}</abbr>', text, tip, extra)
 
     def plain_games(self, record):
         return str(record.games), None
 
     def cell_value_change(self, record):
-        return _plain(signed(record.value_change, self.places))
+        return _figure(signed(record.value_change, self.places))
 
     def cell_rank_change(self, record):
         change = record.rank_change
@@ -297,9 +307,11 @@ class RankingTable(FastRowsTable):
     def cell_last_played(self, record):
         count = self._waiting(record)
         if count is not None and (record.last_played is None or count.last_played > record.last_played):
-            text = f"{count.last_played:%Y-%m-%d} (waiting)"
-            tip = f"a game waiting for the list of {count.list_date:%Y-%m-%d}; the last counted was " + (
-                f"{record.last_played:%Y-%m-%d}" if record.last_played else "none")
+            text = gettext("%(day)s (waiting)") % {"day": f"{count.last_played:%Y-%m-%d}"}
+            waiting = f"{count.list_date:%Y-%m-%d}"
+            tip = gettext("a game waiting for the list of %(day)s; the last counted was %(last)s") % {
+                "day": waiting, "last": f"{record.last_played:%Y-%m-%d}"} if record.last_played else gettext(
+                "a game waiting for the list of %(day)s; the last counted was none") % {"day": waiting}
             return text, format_html('<span class="waiting-note" title="{}">{}</span>', tip, text)
         return _plain(f"{record.last_played:%Y-%m-%d}" if record.last_played else "")
 
@@ -310,9 +322,9 @@ class RankingTable(FastRowsTable):
 class ListRankingTable(RankingTable):
     """A stored monthly list: changes are since the previous list; counted and played games of the month."""
 
-    change = tables.Column(verbose_name="Change", attrs=NUM)
-    games_counted = tables.Column(verbose_name="Counted", attrs=NUM)
-    games_played = tables.Column(verbose_name="Played", attrs=NUM)
+    change = tables.Column(verbose_name=_("Change"), attrs=NUM)
+    games_counted = tables.Column(verbose_name=_("Counted"), attrs=NUM)
+    games_played = tables.Column(verbose_name=_("Played"), attrs=NUM)
 
     export_fields = (*RANKING_FIELDS, "change", "games_counted", "games_played")
 
@@ -320,20 +332,20 @@ class ListRankingTable(RankingTable):
         exclude = ("value_change", "rank_change", "last_played")
 
     def cell_change(self, record):
-        return _plain(signed(record.change, self.places))
+        return _figure(signed(record.change, self.places))
 
 
 class PublishedRankingTable(ListRankingTable):
     """A list as published (ratings.models.PublishedEntry): sorted by the names of the day, and its
     CSV says when it was published."""
 
-    coach = tables.Column(accessor="coach_name", verbose_name="Coach", order_by=("coach_name", "coach_number"))
-    number = tables.Column(accessor="coach_number", verbose_name="Number", attrs=NUM)
-    nationality = tables.Column(verbose_name="Nat.", accessor="nationality", order_by=("nationality", "coach_number"))
-    race = tables.Column(accessor="race_name", verbose_name="Race", order_by=("race_name", "coach_number"))
-    variant = tables.Column(accessor="variant_name", verbose_name="Variant", order_by=("variant_name", "coach_number"))
+    coach = tables.Column(accessor="coach_name", verbose_name=_("Coach"), order_by=("coach_name", "coach_number"))
+    number = tables.Column(accessor="coach_number", verbose_name=_("Number"), attrs=NUM)
+    nationality = tables.Column(verbose_name=_("Nat."), accessor="nationality", order_by=("nationality", "coach_number"))
+    race = tables.Column(accessor="race_name", verbose_name=_("Race"), order_by=("race_name", "coach_number"))
+    variant = tables.Column(accessor="variant_name", verbose_name=_("Variant"), order_by=("variant_name", "coach_number"))
 
-    revised = tables.Column(verbose_name="Revised", orderable=False, exclude_from_export=True, attrs=NUM)
+    revised = tables.Column(verbose_name=_("Revised"), orderable=False, exclude_from_export=True, attrs=NUM)
 
     order_rank = _rank_order("rank", "coach_number")
     order_overall_rank = _rank_order("overall_rank", "coach_number")
@@ -361,7 +373,7 @@ class PublishedRankingTable(ListRankingTable):
             return None
         now = self.revisions[key]
         if now is None:
-            return "no longer on it"
+            return gettext("no longer on it")
         return None if fixed(now, self.places) == fixed(record.value, self.places) else fixed(now, self.places)
 
     def cell_revised(self, record):
@@ -378,17 +390,17 @@ class PublishedRankingTable(ListRankingTable):
 class ListEntryTable(FastRowsTable):
     """Entries of a monthly list: starters, risers and fallers."""
 
-    coach = tables.Column(accessor="coach__public_name", verbose_name="Coach", orderable=False)
-    number = tables.Column(accessor="coach__number", verbose_name="Number", orderable=False, attrs=NUM)
-    race = tables.Column(accessor="race__name", verbose_name="Race", orderable=False)
-    variant = tables.Column(accessor="variant__name", verbose_name="Variant", orderable=False)
-    value = tables.Column(verbose_name="Rating", orderable=False, attrs=NUM)
-    change = tables.Column(verbose_name="Change", orderable=False, attrs=NUM)
-    games_counted = tables.Column(verbose_name="Games counted", orderable=False, attrs=NUM)
-    games_played = tables.Column(verbose_name="Games played", orderable=False, attrs=NUM)
+    coach = tables.Column(accessor="coach__public_name", verbose_name=_("Coach"), orderable=False)
+    number = tables.Column(accessor="coach__number", verbose_name=_("Number"), orderable=False, attrs=NUM)
+    race = tables.Column(accessor="race__name", verbose_name=_("Race"), orderable=False)
+    variant = tables.Column(accessor="variant__name", verbose_name=_("Variant"), orderable=False)
+    value = tables.Column(verbose_name=_("Rating"), orderable=False, attrs=NUM)
+    change = tables.Column(verbose_name=_("Change"), orderable=False, attrs=NUM)
+    games_counted = tables.Column(verbose_name=_("Games counted"), orderable=False, attrs=NUM)
+    games_played = tables.Column(verbose_name=_("Games played"), orderable=False, attrs=NUM)
 
     class Meta(FastRowsTable.Meta):
-        empty_text = "None on this list."
+        empty_text = _("None on this list.")
 
     def __init__(self, *args, system, caption: str = "", starters: bool = False, **kwargs):
         exclude = list(kwargs.pop("exclude", ()))
@@ -408,20 +420,20 @@ class ListEntryTable(FastRowsTable):
     cell_change = ListRankingTable.cell_change
 
     def cell_value(self, record):
-        return _plain(fixed(record.value, self.places))
+        return _figure(fixed(record.value, self.places))
 
 
 class RatingListTable(FastRowsTable):
     """The monthly lists of one system."""
 
-    date = tables.Column(verbose_name="List of")
-    rated = tables.Column(verbose_name="Entries", attrs=NUM)
-    ranked = tables.Column(verbose_name="Ranked", attrs=NUM)
-    starters = tables.Column(verbose_name="Starters", attrs=NUM)
+    date = tables.Column(verbose_name=_("List of"))
+    rated = tables.Column(verbose_name=_("Entries"), attrs=NUM)
+    ranked = tables.Column(verbose_name=_("Ranked"), attrs=NUM)
+    starters = tables.Column(verbose_name=_("Starters"), attrs=NUM)
 
     class Meta(FastRowsTable.Meta):
         orderable = False
-        empty_text = "No list has been published yet."
+        empty_text = _("No list has been published yet.")
 
     def __init__(self, *args, system, caption: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -437,15 +449,15 @@ class RatingListTable(FastRowsTable):
 class EventTable(FastRowsTable):
     """The public event list."""
 
-    name = tables.Column(verbose_name="Event", order_by=("name", "id"))
-    start_date = tables.Column(verbose_name="Dates")
-    variant = tables.Column(accessor="variant__name", verbose_name="Variant", order_by="variant__name")
-    where = tables.Column(accessor="city", verbose_name="Where", order_by=("country", "city"))
-    game_count = tables.Column(verbose_name="Games", attrs=NUM)
-    status = tables.Column(verbose_name="Status")
+    name = tables.Column(verbose_name=_("Event"), order_by=("name", "id"))
+    start_date = tables.Column(verbose_name=_("Dates"))
+    variant = tables.Column(accessor="variant__name", verbose_name=_("Variant"), order_by="variant__name")
+    where = tables.Column(accessor="city", verbose_name=_("Where"), order_by=("country", "city"))
+    game_count = tables.Column(verbose_name=_("Games"), attrs=NUM)
+    status = tables.Column(verbose_name=_("Status"))
 
     class Meta(FastRowsTable.Meta):
-        empty_text = "No events match these filters."
+        empty_text = _("No events match these filters.")
 
     def __init__(self, *args, caption: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -455,7 +467,7 @@ class EventTable(FastRowsTable):
         if not hasattr(self, "_event_url"):
             self._event_url = url_maker("event_detail")
         link = _link(self._event_url(record.pk), record.name)
-        return record.name, _with_badge(link, "major") if record.is_major else link
+        return record.name, _with_badge(link, gettext("major")) if record.is_major else link
 
     def cell_start_date(self, record):
         if record.end_date != record.start_date:
@@ -479,15 +491,15 @@ class EventTable(FastRowsTable):
 class CoachEventTable(FastRowsTable):
     """The events a coach attended (rows from selectors.coach_events)."""
 
-    date = tables.Column(verbose_name="Date", orderable=False)
-    event = tables.Column(verbose_name="Event", orderable=False)
-    country = tables.Column(verbose_name="Country", orderable=False)
-    race = tables.Column(verbose_name="Race", orderable=False)
-    games = tables.Column(verbose_name="Games", orderable=False, attrs=NUM)
-    record = tables.Column(verbose_name="W-D-L", orderable=False, attrs=NUM)
+    date = tables.Column(verbose_name=_("Date"), orderable=False)
+    event = tables.Column(verbose_name=_("Event"), orderable=False)
+    country = tables.Column(verbose_name=_("Country"), orderable=False)
+    race = tables.Column(verbose_name=_("Race"), orderable=False)
+    games = tables.Column(verbose_name=_("Games"), orderable=False, attrs=NUM)
+    record = tables.Column(verbose_name=_("W-D-L"), orderable=False, attrs=NUM)
 
     class Meta(FastRowsTable.Meta):
-        empty_text = "No events."
+        empty_text = _("No events.")
 
     def __init__(self, *args, caption: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -501,9 +513,9 @@ class CoachEventTable(FastRowsTable):
             self._event_url = url_maker("event_detail")
         html = _link(self._event_url(row["event_id"]), row["event__name"])
         if row["event__is_major"]:
-            html = _with_badge(html, "major")
+            html = _with_badge(html, gettext("major"))
         if row["event__status"] != EventStatus.SANCTIONED:  # open play: the only other status a public page shows
-            html = _with_badge(html, "open play")
+            html = _with_badge(html, gettext("open play"))
         return row["event__name"], html
 
     def cell_country(self, row):
@@ -522,16 +534,16 @@ class CoachEventTable(FastRowsTable):
 class HistoryTable(FastRowsTable):
     """A coach's rating after each event or period (rows from selectors.coach_history): the chart's data."""
 
-    effective = tables.Column(verbose_name="From", orderable=False)
-    race = tables.Column(verbose_name="Race", orderable=False)
-    variant = tables.Column(verbose_name="Variant", orderable=False)
-    period = tables.Column(verbose_name="Period", orderable=False)
-    rl = tables.Column(verbose_name="Before", orderable=False, attrs=NUM)
-    rn = tables.Column(verbose_name="After", orderable=False, attrs=NUM)
-    nt = tables.Column(verbose_name="Games", orderable=False, attrs=NUM)
+    effective = tables.Column(verbose_name=_("From"), orderable=False)
+    race = tables.Column(verbose_name=_("Race"), orderable=False)
+    variant = tables.Column(verbose_name=_("Variant"), orderable=False)
+    period = tables.Column(verbose_name=_("Period"), orderable=False)
+    rl = tables.Column(verbose_name=_("Before"), orderable=False, attrs=NUM)
+    rn = tables.Column(verbose_name=_("After"), orderable=False, attrs=NUM)
+    nt = tables.Column(verbose_name=_("Games"), orderable=False, attrs=NUM)
 
     class Meta(FastRowsTable.Meta):
-        empty_text = "No history."
+        empty_text = _("No history.")
 
     def __init__(self, *args, caption: str = "", places: int = 2, **kwargs):
         super().__init__(*args, **kwargs)
@@ -542,7 +554,7 @@ class HistoryTable(FastRowsTable):
         return _plain(f"{row['effective']:%Y-%m-%d}")
 
     def cell_race(self, row):
-        return _plain(row["race__name"] or "All races")
+        return _plain(row["race__name"] or gettext("All races"))
 
     def cell_variant(self, row):
         return _plain(row["variant__name"])
@@ -551,10 +563,10 @@ class HistoryTable(FastRowsTable):
         return _plain(row.get("title") or row["period"])
 
     def cell_rl(self, row):
-        return _plain(fixed(row["rl"], self.places))
+        return _figure(fixed(row["rl"], self.places))
 
     def cell_rn(self, row):
-        return _plain(fixed(row["rn"], self.places))
+        return _figure(fixed(row["rn"], self.places))
 
     def cell_nt(self, row):
         return _plain(str(row["nt"]))
@@ -563,14 +575,14 @@ class HistoryTable(FastRowsTable):
 class CoachTable(FastRowsTable):
     """The coach directory: number, name (a link to the coach page), country and games played."""
 
-    number = tables.Column(verbose_name="Number", attrs=NUM, order_by=("number",))
-    name = tables.Column(verbose_name="Coach", accessor="public_name", order_by=("public_search_name", "number"))
-    nationality = tables.Column(verbose_name="Country", order_by=("nationality", "public_search_name", "number"))
-    games = tables.Column(verbose_name="Games", accessor="pk", orderable=False, attrs=NUM)
+    number = tables.Column(verbose_name=_("Number"), attrs=NUM, order_by=("number",))
+    name = tables.Column(verbose_name=_("Coach"), accessor="public_name", order_by=("public_search_name", "number"))
+    nationality = tables.Column(verbose_name=_("Country"), order_by=("nationality", "public_search_name", "number"))
+    games = tables.Column(verbose_name=_("Games"), accessor="pk", orderable=False, attrs=NUM)
 
     class Meta(FastRowsTable.Meta):
         orderable = True
-        empty_text = "No coach matches this search."
+        empty_text = _("No coach matches this search.")
 
     def __init__(self, *args, caption: str = "", **kwargs):
         super().__init__(*args, **kwargs)

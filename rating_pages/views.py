@@ -10,6 +10,7 @@ from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django_countries import countries
 from django_tables2 import RequestConfig
 
@@ -139,10 +140,10 @@ def _other_system(request, target, month: tuple[int, int] | None) -> HttpRespons
 def _export_refused(request, export: str | None, filterset, valid: bool):
     """The 400 page of an export asked in an unknown format or with refused filters, else None."""
     if export and export not in EXPORT_FORMATS:
-        return bad_parameter_page(request, "Only ?_export=csv is offered.")
+        return bad_parameter_page(request, gettext("Only ?_export=csv is offered."))
     if export and not valid:  # no empty download of its own per refused value
         problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in filterset.form.errors.items())
-        return bad_parameter_page(request, f"Some filters could not be used ({problems}).")
+        return bad_parameter_page(request, gettext("Some filters could not be used (%(problems)s).") % {"problems": problems})
     return None
 
 
@@ -196,7 +197,8 @@ def coach_list(request):
     asked = request.GET.get(table.prefixed_page_field)
     if asked is not None and asked != str(table.page.number):
         status = 404 if asked.isascii() and asked.isdigit() else 400
-        page_message = f"There is no page “{asked[:20]}” of this list: showing page {table.page.number} of {table.paginator.num_pages}."
+        page_message = gettext("There is no page “%(asked)s” of this list: showing page %(page)s of %(pages)s.") % {
+            "asked": asked[:20], "page": table.page.number, "pages": table.paginator.num_pages}
     return render(request, "rating_pages/coach_list.html", {
         "filter": filterset, "table": table, "page_message": page_message,
     }, status=status)
@@ -206,7 +208,7 @@ def _coach_list_caption(data: dict) -> str:
     chosen = [f"“{data['q'].strip()}”"] if (data.get("q") or "").strip() else []
     if data.get("country"):
         chosen.append(str(countries.name(data["country"]) or data["country"]))
-    return "Coaches by name" + (f": {', '.join(chosen)}" if chosen else "")
+    return gettext("Coaches by name") + (f": {', '.join(chosen)}" if chosen else "")
 
 
 @cached_page(reads=("system", *table_parameters("history-", "events-")))
@@ -228,7 +230,7 @@ def coach_detail(request, number: int):
     )
     _paginate(request, history_table)
     record, events = selectors.coach_record(coach)
-    events_table = CoachEventTable(events, caption="Events attended, newest first", prefix="events-")
+    events_table = CoachEventTable(events, caption=gettext("Events attended, newest first"), prefix="events-")
     _paginate(request, events_table)
     return render(request, "rating_pages/coach.html", {
         "coach": coach,
@@ -272,7 +274,7 @@ def event_list(request):
     queryset = selectors.public_events()
     filterset = EventFilter(request.GET, queryset=queryset, years=selectors.event_years())
     valid = filterset.is_valid()
-    table = EventTable(filterset.qs if valid else queryset.none(), caption="Events, newest first")
+    table = EventTable(filterset.qs if valid else queryset.none(), caption=gettext("Events, newest first"))
     _paginate(request, table, 50)
     return render(request, "rating_pages/event_list.html", {"filter": filterset, "table": table}, status=200 if valid else 400)
 
@@ -326,7 +328,7 @@ def rating_lists(request, system: str):
     system = _system(system)
     table = RatingListTable(
         selectors.rating_lists_of(system=system), system=system,
-        caption=f"{system.name}: monthly rating lists, newest first",
+        caption=gettext("%(system)s: monthly rating lists, newest first") % {"system": system.name},
     )
     _paginate(request, table, 24)
     return render(request, "rating_pages/lists_system.html", {"system": system, "table": table})
@@ -345,7 +347,8 @@ def rating_list_detail(request, system: str, month: tuple[int, int], edition: in
     head, publication = found.head, found.publication
     variants = selectors.variants_by_name()
     variant, error = lists.chosen_variant(request.GET.get("variant"), variants)
-    label = f"{system.name}, list of {head.date:%Y-%m-%d}" + (f", {variant}" if variant else "")
+    label = gettext("%(system)s, list of %(day)s") % {"system": system.name, "day": f"{head.date:%Y-%m-%d}"} + (
+        f", {variant}" if variant else "")
     starters = ListEntryTable(
         found.starters_of(head, variant), system=system, prefix="starters-", exclude=["change"], starters=True,
         caption=lists.starters_caption(system, label),
@@ -353,11 +356,11 @@ def rating_list_detail(request, system: str, month: tuple[int, int], edition: in
     _paginate(request, starters)
     risers = ListEntryTable(
         found.movers_of(head, variant, rising=True), system=system, prefix="risers-",
-        caption=f"Risers: the largest gains since the previous list ({label})",
+        caption=gettext("Risers: the largest gains since the previous list (%(label)s)") % {"label": label},
     )
     fallers = ListEntryTable(
         found.movers_of(head, variant, rising=False), system=system, prefix="fallers-",
-        caption=f"Fallers: the largest losses since the previous list ({label})",
+        caption=gettext("Fallers: the largest losses since the previous list (%(label)s)") % {"label": label},
     )
     before, after = selectors.list_neighbours(head)
     return render(request, "rating_pages/list_detail.html", {

@@ -49,7 +49,7 @@ def test_audit_changes_are_one_escaped_line_per_field():
 
 
 def test_breakdown_rows_escape_the_opponent_and_link_the_footnote():
-    opponent = SimpleNamespace(number=7, name=NAME)
+    opponent = SimpleNamespace(number=7, name=NAME, public_name=NAME)
     row = SimpleNamespace(
         opponent=opponent, opponent_race=SimpleNamespace(name="Orc & Goblin"), played_at=dt.date(2024, 3, 9),
         list_date=None, depot_date=None, r0=150.0, rc=149.5, w=1.0, we=0.5, rt=2.345, k=9.0, wx=0.5,

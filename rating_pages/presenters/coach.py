@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from rating_pages.columns import presentation
 from rating_pages.presenters import rules
@@ -54,8 +55,9 @@ def opponents(coach: Coach) -> list[dict]:
 
 
 def history_caption(system: RatingSystem | None) -> str:
-    noun = presentation(system.method).noun if system is not None else "period"
-    return f"{system.name if system else ''}: rating after each {noun}"
+    if system is None:
+        return _(": rating after each period")
+    return presentation(system.method).history_caption % {"system": system.name}
 
 
 def history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> charts.Chart | None:
@@ -64,7 +66,7 @@ def history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> ch
     titles: dict[tuple, list] = defaultdict(list)
     places = rating_places(system.method)
     for item in history:
-        key = (item["race__name"] or "All races", item["variant__name"])
+        key = (item["race__name"] or _("All races"), item["variant__name"])
         series[key].append((item["effective"], item["rn"]))
         titles[key].append(f"{item['effective']:%Y-%m-%d} · {item['title']} · {fixed(item['rn'], places)}")
     if not series:
@@ -72,10 +74,10 @@ def history_chart(coach: Coach, system: RatingSystem, history: list[dict]) -> ch
     return charts.line_chart(
         [charts.Series(f"{race} ({variant})" if len({v for _, v in series}) > 1 else race, points, titles[(race, variant)])
          for (race, variant), points in series.items()],
-        title=f"{coach.public_name}: {system.name} rating history",
-        description=(
-            f"Step line of the rating after every {presentation(system.method).chart_step}, "
-            f"one line per {'race' if system.per_race else 'variant'}; the same figures are in the table below."
+        title=_("%(coach)s: %(system)s rating history") % {"coach": coach.public_name, "system": system.name},
+        description=str(
+            presentation(system.method).chart_description_per_race if system.per_race
+            else presentation(system.method).chart_description
         ),
-        x_label="Date", y_label="Rating", step=True, x_end=timezone.now().date(),
+        x_label=_("Date"), y_label=_("Rating"), step=True, x_end=timezone.now().date(),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext
+
 from rating_pages.columns import presentation
 from ratings import selectors
 
@@ -43,12 +45,12 @@ def chosen_variant(slug: str | None, variants: list) -> tuple[Any, str | None]:
         return None, None
     variant = next((v for v in variants if v.slug == slug), None)
     if variant is None:
-        return None, f"There is no variant “{slug}”: showing every variant."
+        return None, gettext("There is no variant “%(slug)s”: showing every variant.") % {"slug": slug}
     return variant, None
 
 
 def starters_caption(system: RatingSystem, label: str) -> str:
-    return f"Starters: new ratings on the {label}, {presentation(system.method).starters_caption}"
+    return presentation(system.method).starters_caption % {"label": label}
 
 
 def worded_revisions(revisions):

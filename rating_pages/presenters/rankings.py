@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
+from django.utils.translation import gettext
 from django_countries import countries
 
 from rating_pages.filters import PublishedRankingFilter, RankingFilter
@@ -59,7 +60,7 @@ def with_default_variant(params, rated_variants: list[dict]):
 def variant_links(query, rated_variants: list[dict], chosen: str) -> list[dict]:
     """The ranking's switch: each variant the system rates, then all of them, with the other filters."""
     links = []
-    for slug, name in [*((v["variant__slug"], v["variant__name"]) for v in rated_variants), ("", "All variants")]:
+    for slug, name in [*((v["variant__slug"], v["variant__name"]) for v in rated_variants), ("", gettext("All variants"))]:
         params = query.copy()
         params.pop("page", None)
         params["variant"] = slug
@@ -74,11 +75,16 @@ def filters_set(filterset, query) -> list[str]:
 
 def ranking_caption(system: RatingSystem, rating_list, filterset) -> str:
     """`rating_list`: the list or its publication (None: the current ranking)."""
-    when = f"list of {rating_list.date:%Y-%m-%d}" if rating_list else "current"
     if getattr(rating_list, "published_at", None):
-        when += f", as published {timezone.localtime(rating_list.published_at):%Y-%m-%d %H:%M}"
+        caption = gettext("%(system)s ranking, list of %(day)s, as published %(moment)s") % {
+            "system": system.name, "day": f"{rating_list.date:%Y-%m-%d}",
+            "moment": f"{timezone.localtime(rating_list.published_at):%Y-%m-%d %H:%M}"}
+    elif rating_list:
+        caption = gettext("%(system)s ranking, list of %(day)s") % {"system": system.name, "day": f"{rating_list.date:%Y-%m-%d}"}
+    else:
+        caption = gettext("%(system)s ranking, current") % {"system": system.name}
     chosen = _chosen_filters(filterset.form.cleaned_data) if filterset.is_valid() else []
-    return f"{system.name} ranking, {when}" + (f": {', '.join(chosen)}" if chosen else "")
+    return caption + (f": {', '.join(chosen)}" if chosen else "")
 
 
 def _chosen_filters(data: dict) -> list[str]:
@@ -86,7 +92,7 @@ def _chosen_filters(data: dict) -> list[str]:
     if data.get("country"):
         chosen.append(countries.name(data["country"]) or data["country"])
     if data.get("active"):
-        chosen.append("ranked only")
+        chosen.append(gettext("ranked only"))
     if data.get("name"):
-        chosen.append(f"name “{data['name']}”")
+        chosen.append(gettext("name “%(name)s”") % {"name": data["name"]})
     return chosen

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext, ngettext
+
 from ratings.choices import Method
 from ratings.selectors import coach_idle_decay, stored_config
 from ratingsite.formatting import fixed
+from ratingsite.languages import on_page
 
 if TYPE_CHECKING:
     from ratings.models import CurrentRating, RatingSystem
@@ -21,19 +24,22 @@ def inactive_rule(system: RatingSystem, config=None) -> str:
 
 def _phi_rule(system: RatingSystem, config) -> str:
     limit = (config or stored_config(system)).inactive_phi
-    return (
-        f"No rank while φ is above {limit:g}: the rating grows less certain with every idle period. "
+    return gettext(
+        "No rank while φ is above %(limit)s: the rating grows less certain with every idle period. "
         "The rating itself is kept, and the rank returns with the next games."
-    )
+    ) % {"limit": f"{limit:g}"}
 
 
 def _months_rule(system: RatingSystem, config) -> str:
     if system.inactive_after_months:
-        return (
-            f"No rank after {system.inactive_after_months} months without a counted game. "
-            "The rating itself is kept, and the rank returns with the next game."
-        )
-    return "Every rated entry is ranked."
+        return ngettext(
+            "No rank after %(months)s month without a counted game. "
+            "The rating itself is kept, and the rank returns with the next game.",
+            "No rank after %(months)s months without a counted game. "
+            "The rating itself is kept, and the rank returns with the next game.",
+            system.inactive_after_months,
+        ) % {"months": system.inactive_after_months}
+    return gettext("Every rated entry is ranked.")
 
 
 # the methods whose rank lapses otherwise than after months without a counted game
@@ -52,14 +58,18 @@ class GamesRule:
 
     @property
     def text(self) -> str:
-        return (f"A KNSB rating resting on fewer than {self.firm_nv} games (the start rating’s depot games "
-                f"plus {KNSB_FIRM_AFTER_START}) is provisional: each game still moves it a lot.")
+        return gettext(
+            "A KNSB rating resting on fewer than %(firm)s games (the start rating’s depot games "
+            "plus %(after)s) is provisional: each game still moves it a lot."
+        ) % {"firm": self.firm_nv, "after": KNSB_FIRM_AFTER_START}
 
     def mark(self, *, nv: int | None = None, phi: float | None = None) -> str | None:
         """The tooltip of a provisional rating ("provisional: rests on 7 games; firm from 12"), None if firm."""
         if nv is None or nv >= self.firm_nv:
             return None
-        return f"provisional: rests on {nv} game{'s' if nv != 1 else ''}; firm from {self.firm_nv}"
+        return ngettext(
+            "provisional: rests on %(nv)s game; firm from %(firm)s", "provisional: rests on %(nv)s games; firm from %(firm)s", nv,
+        ) % {"nv": nv, "firm": self.firm_nv}
 
 
 @dataclass(frozen=True)
@@ -71,14 +81,17 @@ class PhiRule:
 
     @property
     def text(self) -> str:
-        return (f"A ranked Glicko rating with φ above {self.firm_phi:g} (within {GLICKO_NEAR_LIMIT:.0%} of the rank "
-                f"limit {self.limit:g}) is provisional: a few idle periods more and it loses its rank.")
+        return gettext(
+            "A ranked Glicko rating with φ above %(firm)s (within %(near)s of the rank "
+            "limit %(limit)s) is provisional: a few idle periods more and it loses its rank."
+        ) % {"firm": f"{self.firm_phi:g}", "near": f"{GLICKO_NEAR_LIMIT:.0%}", "limit": f"{self.limit:g}"}
 
     def mark(self, *, nv: int | None = None, phi: float | None = None) -> str | None:
         """The tooltip of a provisional rating, None if firm."""
         if phi is None or not self.firm_phi < phi <= self.limit:
             return None
-        return f"provisional: φ {fixed(phi)}, near the rank limit {self.limit:g}; firm below φ {self.firm_phi:g}"
+        return gettext("provisional: φ %(phi)s, near the rank limit %(limit)s; firm below φ %(firm)s") % {
+            "phi": on_page(fixed(phi)), "limit": f"{self.limit:g}", "firm": f"{self.firm_phi:g}"}
 
 
 ProvisionalRule = GamesRule | PhiRule

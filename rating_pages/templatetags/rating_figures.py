@@ -1,4 +1,5 @@
-"""Template filters for rating figures."""
+"""Template filters for rating figures, written as a page in the active language writes them (a
+decimal comma in Dutch: ratingsite.languages.on_page); a `day` stays ISO in every language."""
 import datetime as dt
 
 from django import template
@@ -7,6 +8,7 @@ from django.utils import timezone
 from rating_pages.columns import presentation
 from rating_pages.tables import url_maker
 from ratingsite import formatting
+from ratingsite.languages import on_page
 
 register = template.Library()
 
@@ -14,25 +16,25 @@ register = template.Library()
 @register.filter
 def signed(value, places=2):
     """A change with its sign: +2.24, -0.04, +0.00; empty for None."""
-    return formatting.signed(value, places)
+    return on_page(formatting.signed(value, places))
 
 
 @register.filter(is_safe=True)
 def fixed(value, places=2):
     """A figure to `places` decimals, rounded half away from zero; empty for None."""
-    return formatting.fixed(value, places)
+    return on_page(formatting.fixed(value, places))
 
 
 @register.filter(is_safe=True)
 def rating(value, method):
     """A rating as its method shows it: KNSB whole numbers, the others to 0.01."""
-    return formatting.fixed(value, formatting.rating_places(method))
+    return on_page(formatting.fixed(value, formatting.rating_places(method)))
 
 
 @register.filter
 def rating_change(value, method):
     """A change of rating with its sign, to the digits of its method."""
-    return formatting.signed(value, formatting.rating_places(method))
+    return on_page(formatting.signed(value, formatting.rating_places(method)))
 
 
 @register.filter
@@ -71,7 +73,7 @@ def breakdown_rows(items, method: str, places: int):
             "depot": day(r.depot_date) if shown.lists else "",
             "late": item.late,
             "reported": day(getattr(r, "reported_on", None)) if item.late else "",
-            "figures": [column.cell(item, places) for column in shown.games],
+            "figures": [on_page(column.cell(item, places)) for column in shown.games],
         })
     return {"rows": rows, "list_column": shown.lists}
 
@@ -85,4 +87,4 @@ def method_presentation(method: str):
 @register.filter
 def percent(value, places=1):
     """A share as a percentage: 0.589 → 58.9 %; "–" for None (a figure that does not exist)."""
-    return "–" if value is None else f"{formatting.fixed(value * 100, places)} %"
+    return "–" if value is None else f"{on_page(formatting.fixed(value * 100, places))} %"

@@ -1,5 +1,7 @@
 """The site in English and Dutch: English at the bare addresses, Dutch under /nl/, a switch that is a
 link, the bare home page leading a Dutch browser on, and downloads the same file in either language."""
+import re
+
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -160,3 +162,76 @@ def test_every_knsb_name_has_a_meaning_in_both_languages():
     assert set(symbols) <= set(TERMS)
     assert [symbol for symbol in symbols if english[symbol] == dutch[symbol]] == []
     assert dutch["Lijstdatum"].startswith("lijstdatum: de ratinglijst")
+
+
+def test_a_dutch_ranking_is_in_dutch_with_decimal_commas_and_its_csv_unchanged(client, league):
+    english = tables_of(client.get("/rankings/elo/"))[0]
+    response = client.get("/nl/rankings/elo/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "<h1>NAF Elo-ranglijst</h1>" in text and "Deze lijst downloaden als CSV" in text
+    dutch = tables_of(response)[0]
+    assert dutch["caption"].startswith("NAF Elo-ranglijst, actueel")
+    english_header, *english_rows = english["rows"]
+    dutch_header, *dutch_rows = dutch["rows"]
+    rating = english_header[1].index("Rating")
+    assert dutch_header[1][rating] == "Rating" and dutch_header[1][english_header[1].index("Coach")] == "Coach"
+    assert "Laatst gespeeld" in dutch_header[1] and "Last played" not in dutch_header[1]
+    english_ratings = [cells[rating] for _, cells in english_rows]
+    assert english_ratings and all("." in value for value in english_ratings)
+    assert [cells[rating] for _, cells in dutch_rows] == [value.replace(".", ",") for value in english_ratings]
+    english_csv = b"".join(client.get("/rankings/elo/?_export=csv").streaming_content)
+    assert b"".join(client.get("/nl/rankings/elo/?_export=csv").streaming_content) == english_csv
+    assert english_csv.decode("utf-8-sig").splitlines()[0].startswith("Overall,Rank,Coach,Number")
+
+
+def test_a_dutch_knsb_ranking_explains_nv_in_dutch(client, league):
+    text = client.get("/nl/rankings/knsb/").content.decode()
+    assert "<dt>Nv</dt>" in text and "aantal wedstrijden waarop de rating berust" in text
+    assert "number of games the rating rests on" not in text
+
+
+def test_a_dutch_knsb_breakdown_keeps_the_knsb_symbols_with_dutch_explanations(client, league):
+    response = client.get("/nl/coaches/101/breakdown/knsb/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "hoe de rating van Anna Jansen werd berekend" in text
+    game_table = next(t for t in tables_of(response) if "wedstrijd voor wedstrijd" in t["caption"])
+    header = game_table["rows"][0][1]
+    assert header[:5] == ["ID", "Tegenstander", "Ras", "Datum", "Lijstdatum"]
+    assert header[5:] == ["R0", "Rc", "W", "We", "W−We", "k", "Rt", "Wx"]
+    assert '<dt lang="nl">Lijstdatum</dt>' in text and "<dt>LPR</dt>" in text and "<dt>Rn</dt>" in text
+    assert "De symbolen van de KNSB" in text
+    assert "lijstdatum: de ratinglijst" in text and "list date: the rating list" not in text
+    figures = [cell for _, cells in game_table["rows"][1:] for cell in cells[6:]]
+    assert any("," in cell for cell in figures) and not any("." in cell for cell in figures)
+
+
+def test_a_dutch_list_page_is_in_dutch_with_decimal_commas(client, league):
+    english = client.get("/lists/elo/2024-07/")
+    response = client.get("/nl/lists/elo/2024-07/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "<h1>NAF Elo: lijst van 2024-07-01</h1>" in text
+    assert ">Nieuwkomers</h2>" in text and ">Stijgers</h2>" in text and "Regels op de lijst" in text
+    english_tables, dutch_tables = tables_of(english), tables_of(response)
+    assert [t["caption"].split(":")[0] for t in dutch_tables] == ["Nieuwkomers", "Stijgers", "Dalers"]
+    for english_table, dutch_table in zip(english_tables, dutch_tables):
+        for (_, english_cells), (_, dutch_cells) in zip(english_table["rows"][1:], dutch_table["rows"][1:]):
+            values = [cell for cell in english_cells if cell.replace(".", "", 1).lstrip("+-").isdigit() and "." in cell]
+            assert all(value.replace(".", ",") in dutch_cells for value in values)
+
+
+def test_the_dutch_about_and_coach_pages_are_in_dutch(client, league):
+    about = client.get("/nl/about/ratings/").content.decode()
+    assert "<h1>Over de ratings</h1>" in about and "Gepubliceerde lijsten veranderen nooit" in about
+    assert '<dt lang="nl">Lijstdatum</dt>' in about and "lijstdatum: de ratinglijst" in about
+    coach = client.get("/nl/coaches/101/").content.decode()
+    assert "Ratingverloop" in coach and "Resultaten per ras" in coach and "Rating history" not in coach
+
+
+def test_the_dutch_predictions_page_is_in_dutch_with_decimal_commas(client, league):
+    text = client.get(f"/nl/events/{league['league'].pk}/predictions/").content.decode()
+    assert "<h1>Summer League: voorspellingen</h1>" in text
+    assert '<h2 id="how-heading">Waar de cijfers vandaan komen</h2>' in text
+    assert re.search(r"verwacht \d+,\d{3}(, behaald \d+,\d)? in \d+", text)
