@@ -7,19 +7,12 @@ class RatingsConfig(AppConfig):
     verbose_name = "Ratings"
 
     def ready(self):
-        from django.db.models.signals import post_delete, post_save
-
         from ratings import (
             receivers,
             tasks,  # noqa: F401  registers the tasks, which the services enqueue by name
         )
-        from ratings.filters import forget_choices
         from tournaments import signals
-        from tournaments.models import Coach, Race, Variant
 
-        for model in (Race, Variant, Coach):
-            post_save.connect(forget_choices, sender=model, dispatch_uid=f"forget-choices-{model.__name__}")
-            post_delete.connect(forget_choices, sender=model, dispatch_uid=f"forget-delete-choices-{model.__name__}")
         signals.results_changed.connect(receivers.recalculate_from, dispatch_uid="ratings-recalculate")
         signals.coach_merged.connect(receivers.forget_merged_coach, dispatch_uid="ratings-merged-coach")
         signals.event_change_blocked.connect(receivers.running_recalculation, dispatch_uid="ratings-running")

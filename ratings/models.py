@@ -14,13 +14,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from ratings.choices import Method, RunStatus, Trigger
 from tournaments.models import Coach, Game, Race, Variant
-
-
-class Method(models.TextChoices):
-    NAF_ELO = "naf_elo", "NAF Elo"
-    GLICKO = "glicko", "Glicko-2"
-    KNSB = "knsb", "KNSB list rating"
 
 
 class RatingSystem(models.Model):
@@ -51,26 +46,6 @@ class RatingSystem(models.Model):
     @property
     def is_glicko(self) -> bool:
         return self.method == Method.GLICKO
-
-
-class Trigger(models.TextChoices):
-    SANCTIONED = "sanctioned", "Event sanctioned"
-    CORRECTED = "corrected", "Sanctioned event corrected"
-    BACKDATED = "backdated", "Late (backdated) event"
-    MERGE = "merge", "Coaches merged"
-    PARAMETERS = "parameters", "System parameters changed"
-    SCHEDULE = "schedule", "Scheduled (list publication)"
-    MANUAL = "manual", "Requested by staff"
-    RERUN = "rerun", "Rerun of an earlier run"
-    RETRY = "retry", "Retry of a run whose process was lost"
-
-
-class RunStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
 
 
 class RecalculationRun(models.Model):
@@ -283,7 +258,6 @@ class RatingListEntry(RatingFields):
             models.Index(fields=["rating_list", "overall_rank", "-value", "coach"], name="entry_list_ranking_idx"),
             models.Index(fields=["rating_list", "change"], name="entry_list_change_idx"),
         ]
-
 
 
 class Publication(models.Model):

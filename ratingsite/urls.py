@@ -14,10 +14,10 @@ urlpatterns = [
     path("accounts/password/reset/", login_limits.PasswordResetView.as_view()),
     path("accounts/", include("tournaments.urls_accounts")),
     path("organiser/", include("tournaments.urls_organiser")),
-    path("staff/", include("ratings.urls_staff")),
+    path("staff/", include("rating_pages.urls_staff")),
     path("staff/", include("tournaments.urls_staff")),
     path("stats/", include("stats.urls")),
-    path("", include("ratings.urls")),
+    path("", include("rating_pages.urls")),
     path("", include("assurance.urls")),
     path("", include("tournaments.urls")),
 ]

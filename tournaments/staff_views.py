@@ -1,5 +1,5 @@
 """Staff pages of the record: the sanctioning queue, corrections, merges, members and the audit log
-(the rating systems' settings and runs are in ratings.staff_views).
+(the rating systems' settings and runs are in rating_pages.staff_views).
 
 Each view checks its permission on the server; each change goes through a service that writes the
 audit record and, where ratings change, queues the recalculation.

@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from ..common import round_half_away
+from ..common import GameRecord, round_half_away
 from .normal import phi, solve_lpr
 
 SIGMA = 2000.0 / 7.0
@@ -43,7 +43,7 @@ def date_of_list(month: int) -> date:
     return date(month // 12, month % 12 + 1, 1)
 
 
-def late_month(game) -> int | None:
+def late_month(game: GameRecord) -> int | None:
     """The month whose list processes `game` when its result came late, else None (it goes in the
     list after the month it was played in).
 
@@ -59,7 +59,7 @@ def late_month(game) -> int | None:
     return month if month > month_number(game.played_at) else None
 
 
-def placements(game) -> list[tuple[int | None, Any]]:
+def placements(game: GameRecord) -> list[tuple[int | None, GameRecord]]:
     """The records a run rates for `game`, each with the month whose list processes it (None: the
     list after its month of play), in that order.
 
@@ -76,7 +76,7 @@ def placements(game) -> list[tuple[int | None, Any]]:
     held = replace(game, home_score=first.home_score, kind=first.kind, reported_on=first.reported_on, corrections=())
     month = late_month(held)
     played = month_number(game.played_at)
-    out = []
+    out: list[tuple[int | None, GameRecord]] = []
     for correction, (score, kind) in zip(game.corrections, results):
         if (score, kind) == (held.home_score, held.kind):
             continue
@@ -154,7 +154,7 @@ def has_extra_remise(wt: float, nt: int) -> bool:
     return nt > 0 and (wt == 0.0 or wt == nt)
 
 
-def performance_rating(opponent_ratings, score: float, *, sigma: float = SIGMA) -> float:
+def performance_rating(opponent_ratings: Iterable[float], score: float, *, sigma: float = SIGMA) -> float:
     """The unrounded x with Σ We(x − Rc_i) = score.
 
     No extra remise is added here (the caller adds it); a score of 0 or of every game has no
@@ -173,7 +173,8 @@ def performance_rating(opponent_ratings, score: float, *, sigma: float = SIGMA) 
 def scores_at(lpr: float, opponent_ratings: list[float], sigma: float) -> list[float]:
     """Wx per game: Φ((LPR − Rc)/σ), by the tabulated Φ that the list close uses."""
     inv = 1.0 / sigma
-    return phi(np.array([(lpr - rc) * inv for rc in opponent_ratings])).tolist()
+    wx: list[float] = phi(np.array([(lpr - rc) * inv for rc in opponent_ratings])).tolist()
+    return wx
 
 
 class ListPerformance(NamedTuple):
@@ -280,7 +281,7 @@ def check_score(w: float) -> float:
 def rate_period(
     rl: float,
     nv: int,
-    games,
+    games: Iterable[PeriodGame | tuple[float | None, float, float] | tuple[float | None, float, float, int | None]],
     *,
     junior: bool = False,
     sigma: float = SIGMA,
@@ -341,7 +342,7 @@ class StartRating:
 
 
 def start_rating(
-    games,
+    games: Iterable[DepotGame | tuple[float, float] | tuple[float, float, date | None]],
     *,
     list_date: date | None = None,
     sigma: float = SIGMA,

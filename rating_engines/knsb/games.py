@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from datetime import date, datetime
 from itertools import chain
 from typing import NamedTuple
 
@@ -15,7 +16,10 @@ from ..common import AWAY, HOME, PLAYED, CalculationRow, GameRecord, Reason
 from .calculator import date_of_list, expected_score, k_factor, rating_change, table_we
 from .lists import ListMaking
 from .run import OutOfOrder
-from .state import KID, NV, RATING, STAMP, DepotEntry, K
+from .state import KID, NV, RATING, STAMP, DepotEntry, DepotKey, Entry, K, TableKey
+
+# (played_at, game_id) of the last game taken, with `not reverses` for a game outside the month loop
+PlayOrder = tuple[datetime, int] | tuple[datetime, int, bool]
 
 
 class _Side(NamedTuple):
@@ -23,8 +27,8 @@ class _Side(NamedTuple):
 
     side: str
     coach: int
-    tk: tuple  # (race or None when pooled, variant): its rating table
-    entry: list | None
+    tk: TableKey  # (race or None when pooled, variant): its rating table
+    entry: Entry | None
     r0: float | None
     nv: int | None
     opponent: int | None
@@ -42,7 +46,7 @@ class GameIntake(ListMaking):
         g = next(remaining, None)
         if g is None:
             return
-        last: tuple = (g.played_at, g.game_id - 1)
+        last: PlayOrder = (g.played_at, g.game_id - 1)
         while g is not None:
             t = g.played_at
             month = t.year * 12 + t.month - 1
@@ -63,7 +67,7 @@ class GameIntake(ListMaking):
                 g, last = self._take_month(g, remaining, last)
 
     def _take_month(self, first: GameRecord, remaining: Iterator[GameRecord],
-                    last: tuple) -> tuple[GameRecord | None, tuple]:
+                    last: PlayOrder) -> tuple[GameRecord | None, PlayOrder]:
         """Rate `first` and the games after it played in the open month; returns the first game of
         a later month (None: no more games) and the (played_at, game_id) of the last one taken."""
         s = self.s
@@ -152,7 +156,7 @@ class GameIntake(ListMaking):
             add_counted_rows(pair)
         return None, last
 
-    def _general(self, g: GameRecord, eh: list | None, ea: list | None, month: int) -> None:
+    def _general(self, g: GameRecord, eh: Entry | None, ea: Entry | None, month: int) -> None:
         """A counting game with a side not rated yet: the imported list may rate it on first sight."""
         initial = self.initial
         if initial and (g.home in initial or g.away in initial):
@@ -160,7 +164,7 @@ class GameIntake(ListMaking):
         else:
             self.unrated(g, eh, ea)
 
-    def unrated(self, g: GameRecord, eh: list | None, ea: list | None) -> None:
+    def unrated(self, g: GameRecord, eh: Entry | None, ea: Entry | None) -> None:
         """An on-time game that would count but for a side without a rating (eh or ea None)."""
         p = self.s.period
         per_race = self.c.per_race
@@ -235,7 +239,7 @@ class GameIntake(ListMaking):
             r0 = nv = None
         return _Side(side, coach, tk, entry, r0, nv, opponent, opponent_race, w)
 
-    def _left_out(self, g: GameRecord, reason: str, list_day) -> None:
+    def _left_out(self, g: GameRecord, reason: str, list_day: date) -> None:
         """Rows without figures for a game of a variant outside the ranking."""
         p = self.s.period
         per_race = self.c.per_race
@@ -250,7 +254,7 @@ class GameIntake(ListMaking):
                 None, None, None, None, list_day))
 
     def _rate_pair(self, g: GameRecord, home: _Side, away: _Side, late: bool, in_force: int,
-                   list_day) -> None:
+                   list_day: date) -> None:
         """A counting game outside the month loop; a late one takes R0, Rc and k from its own list."""
         r_home, r_away = home.r0, away.r0
         assert r_home is not None and r_away is not None and home.entry is not None and away.entry is not None
@@ -305,10 +309,11 @@ class GameIntake(ListMaking):
         assert me.entry is not None and me.r0 is not None and me.nv is not None
         if late:
             return k_factor(me.r0, me.nv, junior=self._junior(me.coach, in_force))
-        return me.entry[K]
+        k: float = me.entry[K]
+        return k
 
     def _uncounted(self, g: GameRecord, me: _Side, rc: float | None, reason: str | None,
-                   in_force: int, month: int, list_day) -> None:
+                   in_force: int, month: int, list_day: date) -> None:
         """The row of a side that does not count (`rc`: the opponent's rating, if any); an unrated
         side's game goes into its depot when it can."""
         depot_day = None
@@ -330,7 +335,8 @@ class GameIntake(ListMaking):
         if depot_day is not None:
             p.deposit_rows[(g.game_id, me.side)] = r
 
-    def _not_counted(self, g: GameRecord, me: _Side, rc: float | None, in_force: int, month: int):
+    def _not_counted(self, g: GameRecord, me: _Side, rc: float | None, in_force: int,
+                     month: int) -> tuple[str, float | None, date | None]:
         """(reason, Rc, depot list date or None) for a side of a counting game that has no opponent
         rating or no rating of its own; puts the game into the depot when it can."""
         if me.r0 is not None:
@@ -343,7 +349,7 @@ class GameIntake(ListMaking):
         rc = self._deposit(g, me.side, (me.tk, me.coach), rc, me.w, in_force, month)
         return why, rc, self.next_day
 
-    def _played_unrated(self, key: tuple, month: int) -> None:
+    def _played_unrated(self, key: DepotKey, month: int) -> None:
         """Count a game of a key without a rating (month: when it was played)."""
         months = self.s.unrated_games.get(key)
         if months is None:
@@ -354,7 +360,7 @@ class GameIntake(ListMaking):
             for old in [m for m in months if m < oldest]:
                 del months[old]
 
-    def _deposit(self, g: GameRecord, side: str, key: tuple, rc: float | None, w: float, in_force: int,
+    def _deposit(self, g: GameRecord, side: str, key: DepotKey, rc: float | None, w: float, in_force: int,
                  month: int) -> float:
         """Put one side of a game into the key's depot; returns the Rc it was put in with."""
         s = self.s

@@ -1,9 +1,10 @@
 """A KNSB history: games in, lists out (run_history), and lists made without games (close_periods)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 
-from ..common import paused_gc
+from ..common import GameRecord, paused_gc
 from .calculator import month_number
 from .config import KnsbConfig
 from .games import GameIntake
@@ -13,12 +14,12 @@ from .state import KnsbResult, KnsbState
 _LAST_MONTH = month_number(date.max)
 
 
-def _in_play_order(game) -> tuple:
+def _in_play_order(game: GameRecord) -> tuple[datetime, int, bool]:
     return game.played_at, game.game_id, not game.reverses  # an old result taken back before the corrected one
 
 
-def run_history(games, config: KnsbConfig, state: KnsbState | None = None, *,
-                birth_years: dict | None = None, in_place: bool = False) -> KnsbResult:
+def run_history(games: Iterable[GameRecord], config: KnsbConfig, state: KnsbState | None = None, *,
+                birth_years: Mapping[int, int] | None = None, in_place: bool = False) -> KnsbResult:
     """Rate `games` (GameRecords; applied in (played_at, game_id) order) after `state`.
 
     Returns a new state (the given one is not modified, unless `in_place`), the rows and summaries of every list made
@@ -41,13 +42,13 @@ def run_history(games, config: KnsbConfig, state: KnsbState | None = None, *,
             return _run_sorted(games, KnsbState(config) if state is None else state.copy(), config, birth_years)
 
 
-def _run(games: list, state: KnsbState, config: KnsbConfig, birth_years: dict | None) -> KnsbResult:
+def _run(games: list[GameRecord], state: KnsbState, config: KnsbConfig, birth_years: Mapping[int, int] | None) -> KnsbResult:
     run = GameIntake(state, config, birth_years)
     run.ingest(games)
     return run.result()
 
 
-def _run_sorted(games: list, state: KnsbState, config: KnsbConfig, birth_years: dict | None) -> KnsbResult:
+def _run_sorted(games: list[GameRecord], state: KnsbState, config: KnsbConfig, birth_years: Mapping[int, int] | None) -> KnsbResult:
     try:
         return _run(sorted(games, key=_in_play_order), state, config, birth_years)
     except OutOfOrder:

@@ -9,7 +9,7 @@ from ..common import HOME, CalculationRow, PeriodSummary, Reason, round_half_awa
 from .calculator import LIMIT_NONE, date_of_list, k_factor, kept_between
 from .run import RunContext
 from .settlement import Totals, settle
-from .state import COACH, COUNTED_COLUMNS, HISTORY, NV, RATING, TABLE, DepotEntry, K, _Period
+from .state import COACH, COUNTED_COLUMNS, HISTORY, NV, RATING, TABLE, DepotEntry, DepotKey, Entry, K, Taken, _Period
 
 
 class ListMaking(RunContext):
@@ -67,7 +67,7 @@ class ListMaking(RunContext):
             if rn != rl or nv_new != nv:
                 self._on_new_list(entry, rn, nv_new, month)
 
-    def _rate_corrected(self, entry: list, kid: int, t: Totals | None, nt: int, played: int, taken: list,
+    def _rate_corrected(self, entry: Entry, kid: int, t: Totals | None, nt: int, played: int, taken: Taken,
                         month: int, day: date, label: str) -> None:
         """A key whose period takes back old results: Rtt holds their (negative) Rt beside the counted
         games' and Rn = round(Rl + Rtt) is kept between Rl and the LPR of the counted games, if any;
@@ -77,16 +77,21 @@ class ListMaking(RunContext):
         raw = round_half_away(rl + rtt)
         nv_new = max(0, min(self.c.nv_cap, nv + nt - taken[1]))
         race, variant = entry[TABLE]
+        rct: float | None
+        wxt: float | None
+        lpr: float | None
         if nt and t is not None:
             rn, limitation = kept_between(rl, t.lpr[kid], raw, self.c.lpr_margin)
-            figures = (t.wt[kid], t.wet[kid], rtt, t.rct[kid], t.wxt[kid], t.lpr[kid], limitation)
+            wt, wet, rct, wxt, lpr = t.wt[kid], t.wet[kid], t.rct[kid], t.wxt[kid], t.lpr[kid]
         else:
-            rn, figures = raw, (0.0, 0.0, rtt, None, None, None, LIMIT_NONE)
-        self.summaries.append(PeriodSummary(entry[COACH], race, variant, label, day, rl, rn, nt, played, *figures, nv_new))
+            rn, limitation = raw, LIMIT_NONE
+            wt, wet, rct, wxt, lpr = 0.0, 0.0, None, None, None
+        self.summaries.append(PeriodSummary(entry[COACH], race, variant, label, day, rl, rn, nt, played,
+                                            wt, wet, rtt, rct, wxt, lpr, limitation, nv_new))
         if rn != rl or nv_new != nv:
             self._on_new_list(entry, rn, nv_new, month)
 
-    def _on_new_list(self, entry: list, rn: float, nv: int, month: int) -> None:
+    def _on_new_list(self, entry: Entry, rn: float, nv: int, month: int) -> None:
         """The key's entry on the list of `month`: its rating, Nv, the k they give, and its history."""
         entry[RATING] = rn
         entry[NV] = nv
@@ -150,7 +155,7 @@ class ListMaking(RunContext):
             games = s.depot.get(key)
             if not games:
                 continue
-            keep = []
+            keep: list[DepotEntry] = []
             for d in games:
                 if d.played_month < oldest:
                     self._depot_row(d, label, False, Reason.DEPOT_EXPIRED)
@@ -164,7 +169,7 @@ class ListMaking(RunContext):
     def _rate_depots(self, month: int, day: date, label: str) -> None:
         """A start rating for every depot touched this month that holds enough games."""
         s = self.s
-        starts = []
+        starts: list[tuple[DepotKey, list[DepotEntry]]] = []
         for key in s.period.depot_touched:
             games = s.depot.get(key)
             if games and len(games) >= self.c.depot_min_games:
@@ -181,7 +186,7 @@ class ListMaking(RunContext):
             self._start(key, games, j, totals, first, month, day, label)
             first += len(games)
 
-    def _start(self, key: tuple, games: list[DepotEntry], j: int, t: Totals, first: int, month: int,
+    def _start(self, key: DepotKey, games: list[DepotEntry], j: int, t: Totals, first: int, month: int,
                day: date, label: str) -> None:
         """The start rating of depot `j` (its games' Wx from `first` on in `t`): rows, summary, entry."""
         for d, wx in zip(games, t.wx[first:first + len(games)]):

@@ -33,14 +33,14 @@ def _phi_table() -> np.ndarray:
 def _cheb2poly_columns(c: np.ndarray) -> np.ndarray:
     """numpy's chebyshev.cheb2poly on every column at once, with the same operations in the same
     order (so the same bits): per column it costs a module import's worth of time."""
-    def add(a, b):
+    def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if len(a) < len(b):
             a, b = b, a
         out = a.copy()
         out[:len(b)] += b
         return out
 
-    def mulx(a):
+    def mulx(a: np.ndarray) -> np.ndarray:
         out = np.zeros((len(a) + 1, a.shape[1]))
         out[1:] = a
         return out
@@ -64,7 +64,7 @@ def phi(z: np.ndarray) -> np.ndarray:
     np.minimum(i, _PHI_INTERVALS, out=i)
     u = a * (2.0 / _PHI_STEP) - (2 * i + 1)
     coefs = _PHI_COEFS
-    p = coefs[_PHI_DEGREE].take(i)
+    p: np.ndarray = coefs[_PHI_DEGREE].take(i)
     for d in range(_PHI_DEGREE - 1, -1, -1):
         p *= u
         p += coefs[d].take(i)

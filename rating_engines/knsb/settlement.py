@@ -2,6 +2,7 @@
 calculator.rate_period and calculator.start_rating (the same figures, bit for bit)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ from .normal import phi, solve_lpr
 _LIMIT_NAMES = (LIMIT_NONE, LIMIT_LPR, LIMIT_RL)
 
 
-def kept_between(rl: np.ndarray, lpr: np.ndarray, raw: np.ndarray, margin: float):
+def kept_between(rl: np.ndarray, lpr: np.ndarray, raw: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray]:
     """calculator.kept_between elementwise: the kept values and which limit applied (codes into
     _LIMIT_NAMES)."""
     up = rl < lpr
@@ -31,22 +32,23 @@ def kept_between(rl: np.ndarray, lpr: np.ndarray, raw: np.ndarray, margin: float
 class Totals:
     """Per-player sums over counted games (lists indexed by player number kid) and per-game Wx."""
 
-    wx: list
-    nt: list
-    wt: list
-    wet: list
-    rtt: list
-    rct: list
-    lpr_exact: list
-    lpr: list
-    wxt: list
-    extra: list  # True where an extra remise entered the LPR
-    wx_extra: list
-    rn: list  # with Rl: the new rating and the limit that applied (else empty)
-    limitation: list
+    wx: list[float]
+    nt: list[int]
+    wt: list[float]
+    wet: list[float]
+    rtt: list[float]
+    rct: list[float]
+    lpr_exact: list[float]
+    lpr: list[float]
+    wxt: list[float]
+    extra: list[bool]  # True where an extra remise entered the LPR
+    wx_extra: list[float]
+    rn: list[float]  # with Rl: the new rating and the limit that applied (else empty)
+    limitation: list[str]
 
 
-def settle(kid, rc, w, we, rt, nkeys: int, sigma: float, rl=None, margin: float = 0.0) -> Totals:
+def settle(kid: np.ndarray, rc: np.ndarray, w: np.ndarray, we: np.ndarray, rt: np.ndarray, nkeys: int, sigma: float,
+           rl: Sequence[float] | np.ndarray | None = None, margin: float = 0.0) -> Totals:
     """Totals, LPR and Wx for the counted games of `nkeys` players (arrays over games; Rt given).
 
     The extra remise (score ½) enters a player's LPR equation at 0 % or 100 %, against Rl
@@ -72,8 +74,8 @@ def settle(kid, rc, w, we, rt, nkeys: int, sigma: float, rl=None, margin: float 
     wxt[extra_keys] += wx_extra
     wx_by_key = np.full(nkeys, np.nan)
     wx_by_key[extra_keys] = wx_extra
-    rn: list = []
-    limitation: list = []
+    rn: list[float] = []
+    limitation: list[str] = []
     if rl is not None:
         kept, code = kept_between(rl, lpr, round_half_away_array(rl + rtt), margin)
         rn = kept.tolist()

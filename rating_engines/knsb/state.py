@@ -7,8 +7,9 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
-from ..common import GameRecord
+from ..common import CalculationRow, GameRecord, PeriodSummary
 from .calculator import date_of_list
 from .config import KnsbConfig
 
@@ -16,6 +17,11 @@ from .config import KnsbConfig
 # table key, coach, history]. k is the k of the list in force; stamp and kid number the key within
 # the open period; history is flat [list month, rating, Nv, ...] from the first list that rated it.
 RATING, NV, K, STAMP, KID, TABLE, COACH, HISTORY = range(8)
+Entry = list[Any]
+TableKey = tuple[str | None, str]  # (race or None when pooled, variant): a rating table
+Table = dict[int, Entry]  # coach -> entry
+DepotKey = tuple[TableKey, int]  # (table key, coach): an unrated key
+Taken = list[Any]  # [Rt taken back, games taken back] of a key's corrections in the open period
 
 
 @dataclass(slots=True)
@@ -40,16 +46,16 @@ class _Period:
     rows into start-rating rows.
     """
 
-    rows: list = field(default_factory=list)  # every row of the period, in order of play
-    counted_rows: list = field(default_factory=list)  # the counted ones, in the order of `counted`
-    counted: list = field(default_factory=list)  # flat: COUNTED_COLUMNS per counted row
-    keys: list = field(default_factory=list)  # entries of rated keys with games, by kid
-    extra_played: dict = field(default_factory=dict)  # kid -> uncounted games
-    depot_touched: dict = field(default_factory=dict)  # (table key, coach) -> None, in order
-    deposit_rows: dict = field(default_factory=dict)  # (game_id, side) -> its depot row
-    reversed: dict = field(default_factory=dict)  # kid -> [Rt taken back, games taken back] (corrections)
+    rows: list[CalculationRow] = field(default_factory=list)  # every row of the period, in order of play
+    counted_rows: list[CalculationRow] = field(default_factory=list)  # the counted ones, in the order of `counted`
+    counted: list[float] = field(default_factory=list)  # flat: COUNTED_COLUMNS per counted row
+    keys: list[Entry] = field(default_factory=list)  # entries of rated keys with games, by kid
+    extra_played: dict[int, int] = field(default_factory=dict)  # kid -> uncounted games
+    depot_touched: dict[DepotKey, None] = field(default_factory=dict)  # (table key, coach) -> None, in order
+    deposit_rows: dict[tuple[int, str], CalculationRow] = field(default_factory=dict)  # (game_id, side) -> its depot row
+    reversed: dict[int, Taken] = field(default_factory=dict)  # kid -> [Rt taken back, games taken back] (corrections)
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("reversed", {})  # checkpoints from before corrections went forward
 
@@ -64,17 +70,17 @@ class KnsbState:
     config: KnsbConfig
     list_month: int | None = None  # month number (calculator.month_number) of the list in force
     first_month: int | None = None
-    ratings: dict = field(default_factory=dict)  # (race or None, variant) -> {coach: entry}
-    depot: dict = field(default_factory=dict)  # ((race or None, variant), coach) -> [DepotEntry]
-    expiry: dict = field(default_factory=dict)  # list month -> [((race, variant), coach)] to check
-    birth_years: dict = field(default_factory=dict)  # coach -> year
+    ratings: dict[TableKey, Table] = field(default_factory=dict)  # (race or None, variant) -> {coach: entry}
+    depot: dict[DepotKey, list[DepotEntry]] = field(default_factory=dict)  # ((race or None, variant), coach) -> [DepotEntry]
+    expiry: dict[int, list[DepotKey]] = field(default_factory=dict)  # list month -> [((race, variant), coach)] to check
+    birth_years: dict[int, int] = field(default_factory=dict)  # coach -> year
     # every game of a key still unrated, counted or not: (table key, coach) -> {month played: games},
     # for the Gt of its start rating (seed 004: every game from the month of the oldest one used)
-    unrated_games: dict = field(default_factory=dict)
+    unrated_games: dict[DepotKey, dict[int, int]] = field(default_factory=dict)
     stamp: int = 0
     period: _Period = field(default_factory=_Period)
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         # checkpoints stored before depot entries had names hold plain tuples
         for key, games in self.depot.items():
@@ -102,12 +108,13 @@ class KnsbState:
         return None
 
     def copy(self) -> KnsbState:
-        return pickle.loads(pickle.dumps(self, pickle.HIGHEST_PROTOCOL))
+        copied: KnsbState = pickle.loads(pickle.dumps(self, pickle.HIGHEST_PROTOCOL))
+        return copied
 
 
 @dataclass
 class KnsbResult:
     state: KnsbState
-    rows: list  # list[CalculationRow]
-    summaries: list  # list[PeriodSummary]
-    lists: list  # list[date]: the lists made in this call, oldest first
+    rows: list[CalculationRow]
+    summaries: list[PeriodSummary]
+    lists: list[date]  # the lists made in this call, oldest first

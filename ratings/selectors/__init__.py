@@ -1,9 +1,46 @@
 """Reads for the ratings: `history` (the game stream the engines read, checkpoints, exports, the
-list reads of the statistics), `pages` (every figure of the public pages, from stored rows) and
-`staff` (the staff home, rating-system settings and recalculation runs).
+list reads of the statistics); the public pages' reads, one module per page (`rankings`, `coach`,
+`breakdown`, `events`, `lists`, with `systems` and `common` beside them: every figure from stored
+rows); `predictions`, `impact`, `waiting`; and `staff` (the staff home, rating-system settings and
+recalculation runs).
 
 Callers use `from ratings import selectors`.
 """
+from ratings.selectors.breakdown import (
+    SUMMARY_FIELDS,
+    Breakdown,
+    BreakdownRow,
+    EventBlock,
+    Period,
+    WaitingBlock,
+    breakdown,
+    coach_keys,
+)
+from ratings.selectors.coach import (
+    EVENT_FIELDS,
+    WaitingNote,
+    coach_awards,
+    coach_history,
+    coach_idle_decay,
+    coach_opponents,
+    coach_ratings,
+    coach_record,
+    coach_waiting,
+)
+from ratings.selectors.common import (
+    EVENT_PREFIX,
+    period_title,
+)
+from ratings.selectors.events import (
+    OtherEvent,
+    Standing,
+    event_awards,
+    event_games,
+    event_standings,
+    event_years,
+    public_event_get,
+    public_events,
+)
 from ratings.selectors.history import (
     EXPORT_HEADER,
     LZ4_MAGIC,
@@ -25,63 +62,21 @@ from ratings.selectors.history import (
     systems_named,
 )
 from ratings.selectors.impact import SystemImpact, sanction_impact
-from ratings.selectors.pages import (
-    EVENT_FIELDS,
-    EVENT_PREFIX,
-    SUMMARY_FIELDS,
-    Breakdown,
-    BreakdownRow,
-    EventBlock,
-    OtherEvent,
-    Period,
-    Standing,
-    WaitingBlock,
-    WaitingNote,
-    breakdown,
-    coach_awards,
-    coach_history,
-    coach_keys,
-    coach_opponents,
-    coach_rating_notes,
-    coach_ratings,
-    coach_record,
-    coach_waiting,
-    event_awards,
-    event_games,
-    event_standings,
-    event_years,
-    idle_periods_until_unranked,
-    inactive_rule,
+from ratings.selectors.lists import (
     latest_list_dates,
     list_counts,
     list_entries,
     list_movers,
     list_neighbours,
     list_starters,
-    period_name,
-    period_title,
-    provisional_rule,
-    public_event_get,
-    public_events,
-    public_system_get,
-    public_systems,
     publication_editions,
-    publication_on,
     publication_revisions,
     published_counts,
     published_entries,
     published_movers,
     published_starters,
-    ranking_current,
-    ranking_of_list,
-    ranking_of_publication,
-    ranking_variants,
-    ranking_waiting,
-    rating_list_on,
     rating_lists_of,
     revised_values,
-    stored_config,
-    variants_by_name,
 )
 from ratings.selectors.predictions import (
     EventPredictions,
@@ -91,6 +86,15 @@ from ratings.selectors.predictions import (
     prediction_event_get,
     rating_pairing,
 )
+from ratings.selectors.rankings import (
+    publication_on,
+    ranking_current,
+    ranking_of_list,
+    ranking_of_publication,
+    ranking_variants,
+    ranking_waiting,
+    rating_list_on,
+)
 from ratings.selectors.staff import (
     rating_system_get,
     recent_runs,
@@ -99,6 +103,12 @@ from ratings.selectors.staff import (
     sanction_runs,
     staff_systems,
     submitted_event_count,
+)
+from ratings.selectors.systems import (
+    public_system_get,
+    public_systems,
+    stored_config,
+    variants_by_name,
 )
 from ratings.selectors.waiting import WaitingCount, WaitingRow, latest_list_date, waiting_counts, waiting_rows
 
@@ -127,9 +137,9 @@ __all__ = [
     "coach_awards",
     "coach_pairing",
     "coach_history",
+    "coach_idle_decay",
     "coach_keys",
     "coach_opponents",
-    "coach_rating_notes",
     "coach_ratings",
     "coach_record",
     "coach_waiting",
@@ -143,8 +153,6 @@ __all__ = [
     "game_history",
     "game_records",
     "games_from",
-    "idle_periods_until_unranked",
-    "inactive_rule",
     "latest_list_date",
     "latest_list_dates",
     "list_counts",
@@ -153,10 +161,8 @@ __all__ = [
     "list_neighbours",
     "list_starters",
     "naive_utc",
-    "period_name",
     "period_title",
     "prediction_event_get",
-    "provisional_rule",
     "public_event_get",
     "public_events",
     "public_system_get",

@@ -23,7 +23,7 @@ from rating_engines import glicko, knsb, naf_elo
 from rating_engines.common import BYE, FORFEIT, GLOBAL_REASON_TEXT, PLAYED, REASON_TEXT, CountingRule, GameRecord
 from ratings.configuration import engine_for
 from ratings.models import CalculationRow, CurrentRating, Method, RatingListEntry, RatingSystem
-from ratings.selectors.pages import event_games
+from ratings.selectors.events import event_games
 from ratingsite.formatting import fixed
 from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant
 from tournaments.permissions import ENTER_EVENTS

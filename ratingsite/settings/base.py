@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "tournaments",
     "ratings",
+    "rating_pages",
     "assurance",
     "stats",
     "audit",

@@ -23,7 +23,7 @@ from ratings.models import (
     RunStatus,
     Trigger,
 )
-from ratings.selectors.pages import LATE_TEXT
+from ratings.selectors.breakdown import LATE_TEXT
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tournaments import services as record
 from tournaments.models import EventStatus, Game

@@ -435,7 +435,7 @@ def test_the_demo_has_an_event_reported_late_that_a_later_knsb_list_rates_with_a
     report rates them with the ratings of their own Lijstdatum, and one coach's list shows the Rl-limitering."""
     from ratings import services
     from ratings.models import CalculationRow, PeriodSummary, RatingSystem, Trigger
-    from ratings.selectors.pages import processed_late
+    from ratings.selectors.breakdown import processed_late
 
     seed()
     [late] = [e for e in generate_federation(seed=1).events if e.reported_on is not None]

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from rating_pages.presenters import rules
 from ratings import selectors
 from ratings.models import CurrentRating, PeriodSummary, RatingSystem
 from ratingsite import charts
@@ -175,16 +176,16 @@ def test_a_glicko_rating_near_the_phi_limit_is_marked(client, league, phi, marke
 
 def test_thresholds_follow_the_systems_parameters_and_the_about_page_names_them(client, league):
     knsb = RatingSystem.objects.get(slug="knsb")
-    assert selectors.provisional_rule(knsb).firm_nv == 12
+    assert rules.provisional_rule(knsb).firm_nv == 12
     knsb.parameters = {**knsb.parameters, "depot_min_games": 8}
-    assert selectors.provisional_rule(knsb).mark(nv=13) == "provisional: rests on 13 games; firm from 14"
+    assert rules.provisional_rule(knsb).mark(nv=13) == "provisional: rests on 13 games; firm from 14"
     glicko = RatingSystem.objects.get(slug="glicko")
     glicko.parameters = {**glicko.parameters, "inactive_phi": 150}
-    rule = selectors.provisional_rule(glicko)
+    rule = rules.provisional_rule(glicko)
     assert (rule.firm_phi, rule.mark(phi=140.0), rule.mark(phi=130.0)) == (
         135.0, "provisional: φ 140.00, near the rank limit 150; firm below φ 135", None,
     )
-    assert selectors.provisional_rule(RatingSystem.objects.get(slug="elo")) is None
+    assert rules.provisional_rule(RatingSystem.objects.get(slug="elo")) is None
     about = client.get("/about/ratings/").content.decode()
     assert 'id="provisional"' in about
     assert "A KNSB rating resting on fewer than 12 games (the start rating’s depot games plus 6) is provisional" in about
@@ -193,7 +194,7 @@ def test_thresholds_follow_the_systems_parameters_and_the_about_page_names_them(
 
 def test_the_rank_rule_follows_the_systems_stored_parameters_else_the_engines_default(db):
     glicko = RatingSystem.objects.get(slug="glicko")
-    assert "No rank while φ is above 100:" in selectors.inactive_rule(glicko)
+    assert "No rank while φ is above 100:" in rules.inactive_rule(glicko)
     glicko.parameters = {**glicko.parameters, "inactive_phi": 150}
-    assert "No rank while φ is above 150:" in selectors.inactive_rule(glicko)
+    assert "No rank while φ is above 150:" in rules.inactive_rule(glicko)
     assert selectors.stored_config(glicko).value_phi_multiplier == 2.5  # not stored: GlickoConfig's

@@ -5,7 +5,7 @@ from django.template.defaultfilters import floatformat
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.templatetags.rating_figures import fixed, signed
+from rating_pages.templatetags.rating_figures import fixed, signed
 
 # rating figures: nothing below 1e-9 but zero (where floatformat gives up and prints the float as it is)
 FIGURES = st.floats(allow_nan=False, min_value=-1e9, max_value=1e9).filter(lambda x: x == 0 or abs(x) >= 1e-9)
@@ -46,7 +46,7 @@ def test_day_prints_what_the_date_filter_prints():
     from django.template import Context, Template
     from django.utils import timezone
 
-    from ratings.templatetags.rating_figures import day
+    from rating_pages.templatetags.rating_figures import day
 
     values = [
         dt.date(2024, 3, 9), dt.datetime(2024, 3, 9, 23, 59, tzinfo=dt.UTC),

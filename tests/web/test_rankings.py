@@ -121,7 +121,7 @@ def test_csv_export_is_exactly_the_filtered_table(client, league):
 
 
 def test_csv_export_holds_every_page_not_only_the_first(client, league, settings):
-    from ratings import views
+    from rating_pages import views
 
     original, views.PER_PAGE = views.PER_PAGE, 2
     try:

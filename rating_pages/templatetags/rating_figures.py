@@ -4,7 +4,7 @@ import datetime as dt
 from django import template
 from django.utils import timezone
 
-from ratings.tables import url_maker
+from rating_pages.tables import url_maker
 from ratingsite import formatting
 
 register = template.Library()
@@ -48,7 +48,7 @@ def day(value):
         return ""
 
 
-@register.inclusion_tag("ratings/_breakdown_rows.html")
+@register.inclusion_tag("rating_pages/_breakdown_rows.html")
 def breakdown_rows(items, method: str, places: int):
     """The game rows of a breakdown period (`item.row` a calculation row), their figures written out
     here: a busy period has hundreds of rows, and a filter per figure in the template cost most of the page."""

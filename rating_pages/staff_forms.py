@@ -13,10 +13,13 @@ from django.core.exceptions import ValidationError
 from rating_engines.glicko import config as glicko_config
 from rating_engines.knsb import config as knsb_config
 from rating_engines.naf_elo import config as elo_config
+from ratings.choices import Method
 from ratings.configuration import engine
-from ratings.models import Method, RatingSystem
 from tournaments.forms import DATE, NUMBER
 from tournaments.models import Race, Variant
+
+if typing.TYPE_CHECKING:
+    from ratings.models import RatingSystem
 
 CONFIG_MODULES = {Method.NAF_ELO: elo_config, Method.GLICKO: glicko_config, Method.KNSB: knsb_config}
 # set on the rating system itself, not among its parameters
@@ -127,7 +130,7 @@ class RatingSystemForm(forms.Form):
     excluded_races = forms.ModelMultipleChoiceField(queryset=Race.objects.order_by("name"), required=False,
                                                     widget=forms.CheckboxSelectMultiple)
 
-    def __init__(self, *args, system: RatingSystem, **kwargs):
+    def __init__(self, *args, system: "RatingSystem", **kwargs):
         super().__init__(*args, **kwargs)
         self.system = system
         _, self.config_class = engine(system.method)
@@ -170,7 +173,7 @@ class RatingSystemForm(forms.Form):
         raise TypeError(f"{spec.name}: the staff's form has no field for {hint}")
 
     @classmethod
-    def for_system(cls, system: RatingSystem, data=None):
+    def for_system(cls, system: "RatingSystem", data=None):
         """The form of this system, its current values filled in (the engine's default where none is stored)."""
         _, config_class = engine(system.method)
         stored = {name: value for name, value in (system.parameters or {}).items() if name not in RESERVED}

@@ -1,7 +1,7 @@
 from django.urls import path
 
-from ratings import staff_views as views
-from ratings.urls import MonthConverter  # noqa: F401  (registers the month converter these paths use)
+from rating_pages import staff_views as views
+from rating_pages.urls import MonthConverter  # noqa: F401  (registers the month converter these paths use)
 
 urlpatterns = [
     path("", views.index, name="staff_index"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponseRedirect
@@ -16,12 +17,11 @@ from django_countries import countries
 from django_tables2 import RequestConfig
 
 from rating_engines import glicko, knsb, naf_elo
-from ratings import selectors
-from ratings.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
-from ratings.calculator_forms import CalculatorForm, PairingForm
-from ratings.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
-from ratings.models import Method, RatingSystem
-from ratings.tables import (
+from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
+from rating_pages.calculator_forms import CalculatorForm, PairingForm
+from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, PublishedRankingFilter, RankingFilter
+from rating_pages.presenters import about, rules
+from rating_pages.tables import (
     CoachEventTable,
     CoachTable,
     EventTable,
@@ -33,6 +33,8 @@ from ratings.tables import (
     RatingListTable,
     breakdown_url,
 )
+from ratings import selectors
+from ratings.choices import Method
 from ratingsite import charts
 from ratingsite.csv_export import csv_download
 from ratingsite.formatting import fixed, rating_places
@@ -40,6 +42,9 @@ from ratingsite.page_cache import bad_parameter_page, cached_page, paginate_tabl
 from tournaments import permissions as perms
 from tournaments.models import Coach, Event
 from tournaments.selectors import coach_directory, coach_game_counts, coach_get, coach_numbers_known
+
+if TYPE_CHECKING:
+    from ratings.models import RatingSystem
 
 PER_PAGE = 50
 MAX_PER_PAGE = 200
@@ -79,7 +84,7 @@ def _query_without(request, *names: str) -> str:
 def rankings_index(request):
     """The rating systems, each with a link to its current ranking."""
     systems = selectors.public_systems()
-    return render(request, "ratings/rankings_index.html", {"systems": systems})
+    return render(request, "rating_pages/rankings_index.html", {"systems": systems})
 
 
 @cached_page(reads=(*RankingFilter.base_filters, "system", "_export", *table_parameters()))
@@ -130,9 +135,9 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
     # without a race chosen the overall rank orders the list, so it comes first, and a chosen variant
     # needs no column; a CSV keeps the unfiltered list's header whatever the filters
     sequence = ["overall_rank", "rank", "..."] if system.per_race and (race is None or export) else None
-    provisional = selectors.provisional_rule(system)
+    provisional = rules.provisional_rule(system)
     table = table_class(
-        data, system=system, inactive_rule=selectors.inactive_rule(system), sequence=sequence, provisional=provisional,
+        data, system=system, inactive_rule=rules.inactive_rule(system), sequence=sequence, provisional=provisional,
         caption=_ranking_caption(system, publication or rating_list, filterset), exclude=["variant"] if variant and not export else [],
         **extra,
     )
@@ -146,14 +151,14 @@ def ranking(request, system: str, month: tuple[int, int] | None = None):
         table.waiting = selectors.ranking_waiting(system, coach_ids={row.record.coach_id for row in table.page.object_list})
     if publication is not None:  # where the live recomputation disagrees, its figure beside
         table.show_revisions(selectors.revised_values(publication, table.page_records()))
-    return render(request, "ratings/ranking.html", {
+    return render(request, "rating_pages/ranking.html", {
         "system": system,
         "systems": systems,
         "rating_list": publication or rating_list,
         "publication": publication,
         "filter": filterset,
         "table": table,
-        "inactive_rule": selectors.inactive_rule(system),
+        "inactive_rule": rules.inactive_rule(system),
         "provisional": provisional,
         "export_query": _query_without(request, "page", "_export"),
         "share_url": request.build_absolute_uri(),
@@ -217,7 +222,7 @@ def coach_list(request):
     if asked is not None and asked != str(table.page.number):
         status = 404 if asked.isascii() and asked.isdigit() else 400
         page_message = f"There is no page “{asked[:20]}” of this list: showing page {table.page.number} of {table.paginator.num_pages}."
-    return render(request, "ratings/coach_list.html", {
+    return render(request, "rating_pages/coach_list.html", {
         "filter": filterset, "table": table, "page_message": page_message,
     }, status=status)
 
@@ -239,7 +244,7 @@ def coach_detail(request, number: int):
     if system is None and systems:
         raise Http404(f"There is no rating system “{slug}”.")
     ratings = selectors.coach_ratings(coach)
-    selectors.coach_rating_notes(coach, ratings)
+    rules.coach_rating_notes(coach, ratings)
     for rating in ratings:
         rating.breakdown_url = breakdown_url(
             rating.system.slug, coach.number, rating.race.slug if rating.race_id else None, rating.variant.slug
@@ -265,7 +270,7 @@ def coach_detail(request, number: int):
     record, events = selectors.coach_record(coach)
     events_table = CoachEventTable(events, caption="Events attended, newest first", prefix="events-")
     _paginate(request, events_table)
-    return render(request, "ratings/coach.html", {
+    return render(request, "rating_pages/coach.html", {
         "coach": coach,
         "ratings": ratings,
         "provisional": [r for r in ratings if r.provisional],
@@ -319,13 +324,13 @@ def breakdown(request, number: int, system: str):
     form = BreakdownForm(request.GET)
     keys = selectors.coach_keys(coach, system)
     context = {
-        "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": selectors.inactive_rule(system),
+        "system": system, "coach": coach, "form": form, "keys": keys, "inactive_rule": rules.inactive_rule(system),
         "other_systems": [s for s in systems if s != system], "places": rating_places(system.method),
     }
     for key in keys:
         key.url = breakdown_url(system.slug, coach.number, key.race.slug if key.race_id else None, key.variant.slug)
     if not form.is_valid():
-        return render(request, "ratings/breakdown.html", context, status=400)
+        return render(request, "rating_pages/breakdown.html", context, status=400)
     race, variant = form.cleaned_data["race"] if system.per_race else None, form.cleaned_data["variant"]
     current = _chosen_key(system, keys, race, variant)
     if current is not None:
@@ -334,7 +339,7 @@ def breakdown(request, number: int, system: str):
         context["missing"] = f"{coach.name} has no {system.name} rating" + (
             f" with {race}" if race else ""
         ) + (f" in {variant}" if variant else "") + "."
-        return render(request, "ratings/breakdown.html", context, status=404)
+        return render(request, "rating_pages/breakdown.html", context, status=404)
     result = selectors.breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, period=form.cleaned_data["period"] or None,
     )
@@ -346,11 +351,11 @@ def breakdown(request, number: int, system: str):
     ]
     if not result.periods and not result.waiting:
         context["missing"] = f"{coach.name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
-        return render(request, "ratings/breakdown.html", context, status=404)
+        return render(request, "rating_pages/breakdown.html", context, status=404)
     if result.period is None and (form.cleaned_data["period"] or not result.waiting):
         context["missing"] = f"There is no period “{form.cleaned_data['period']}” in this breakdown; choose one below."
-        return render(request, "ratings/breakdown.html", context, status=404)
-    return render(request, "ratings/breakdown.html", context)
+        return render(request, "rating_pages/breakdown.html", context, status=404)
+    return render(request, "rating_pages/breakdown.html", context)
 
 
 # --- events ---------------------------------------------------------------------------------------
@@ -364,7 +369,7 @@ def event_list(request):
     valid = filterset.is_valid()
     table = EventTable(filterset.qs if valid else queryset.none(), caption="Events, newest first")
     _paginate(request, table, 50)
-    return render(request, "tournaments/event_list.html", {"filter": filterset, "table": table}, status=200 if valid else 400)
+    return render(request, "rating_pages/event_list.html", {"filter": filterset, "table": table}, status=200 if valid else 400)
 
 
 @cached_page(reads=("system",))
@@ -392,7 +397,7 @@ def event_detail(request, pk: int):
             event.latitude, event.longitude,
             label=", ".join(p for p in (event.city, event.country.name if event.country else "") if p) or event.name,
         )
-    return render(request, "tournaments/event_detail.html", {
+    return render(request, "rating_pages/event_detail.html", {
         "event": event,
         "system": system,
         "systems": systems,
@@ -413,7 +418,7 @@ def event_predictions(request, pk: int):
         event = selectors.prediction_event_get(user=request.user, pk=pk)
     except Event.DoesNotExist:
         raise Http404("There is no event with this number whose predictions you may see.") from None
-    return render(request, "ratings/event_predictions.html", {
+    return render(request, "rating_pages/event_predictions.html", {
         "event": event, "predictions": selectors.event_predictions(event, selectors.public_systems()),
     })
 
@@ -427,7 +432,7 @@ def rating_list_index(request):
     systems = selectors.public_systems()
     latest = selectors.latest_list_dates(systems)
     rows = [(system, *latest.get(system.pk, (None, 0))) for system in systems]
-    return render(request, "ratings/lists_index.html", {"rows": rows})
+    return render(request, "rating_pages/lists_index.html", {"rows": rows})
 
 
 @cached_page(reads=table_parameters())
@@ -439,7 +444,7 @@ def rating_lists(request, system: str):
         caption=f"{system.name}: monthly rating lists, newest first",
     )
     _paginate(request, table, 24)
-    return render(request, "ratings/lists_system.html", {"system": system, "table": table})
+    return render(request, "rating_pages/lists_system.html", {"system": system, "table": table})
 
 
 @cached_page(reads=("variant", *table_parameters("starters-", "risers-", "fallers-")))
@@ -489,7 +494,7 @@ def rating_list_detail(request, system: str, month: tuple[int, int], edition: in
     )
     before, after = selectors.list_neighbours(head)
     month_query = f"?variant={variant.slug}" if variant else ""
-    return render(request, "ratings/list_detail.html", {
+    return render(request, "rating_pages/list_detail.html", {
         "system": system,
         "rating_list": head,
         "publication": publication,
@@ -542,7 +547,7 @@ def calculator(request):
                 configs[Method.KNSB], rl=data["rl"], nv=data["nv"], results=data["results"], junior=data["junior"],
             ))
     invalid = any(f.is_bound and not f.is_valid() for f in (form, pairing_form))
-    return render(request, "ratings/calculator.html", {
+    return render(request, "rating_pages/calculator.html", {
         "form": form, "results": results, "pairing_form": pairing_form, "pairing": pairing,
     }, status=400 if invalid else 200)
 
@@ -582,8 +587,8 @@ def about_ratings(request):
     sections = []
     for system, config in configured:
         section = {
-            "system": system, "config": config, "params": _parameters(config), "rule": selectors.inactive_rule(system, config),
-            "provisional": selectors.provisional_rule(system),
+            "system": system, "config": config, "params": _parameters(config), "rule": rules.inactive_rule(system, config),
+            "provisional": rules.provisional_rule(system),
         }
         if system.method == Method.GLICKO:
             section.update(_glicko_figures(system, config, asked_phi))
@@ -595,7 +600,7 @@ def about_ratings(request):
             section["k_band"] = [(r, knsb.k_factor(r, 100)) for r in (2000, 2100, 2200, 2300, 2400, 2500)]
         sections.append(section)
     we_chart, we_rows = _expected_score_figures(configured)
-    return render(request, "ratings/about.html", {
+    return render(request, "rating_pages/about.html", {
         "sections": sections, "we_chart": we_chart, "we_rows": we_rows, "asked_phi": asked_phi, "phi_error": phi_error,
         "phi_query": phi_query, "glicko_scale": glicko.SCALE,
     }, status=400 if phi_error else 200)
@@ -616,7 +621,7 @@ def _parameters(config) -> list[tuple[str, str]]:
 
 
 def _glicko_figures(system, config, asked_phi) -> dict:
-    unit = selectors.period_name(config)
+    unit = about.period_name(config)
     horizon = 120 if config.period == "month" else 240
     sigma = config.sigma0
     starts = [p for p in (30, 50, 60, 90) if p < config.inactive_phi] or [config.inactive_phi / 2]
@@ -640,7 +645,7 @@ def _glicko_figures(system, config, asked_phi) -> dict:
         for n in (0, 6, 12, 18, 24, 36, 48, 60, 90, 120) if n <= horizon
     ]
     lapse_starts = [p for p in range(30, int(config.inactive_phi) + 1, 10)]
-    lapse = [(p, selectors.idle_periods_until_unranked(config, p)) for p in lapse_starts]
+    lapse = [(p, about.idle_periods_until_unranked(config, p)) for p in lapse_starts]
     lapse_chart = charts.line_chart(
         [charts.Series("idle periods until no rank", [(p, n) for p, n in lapse if n >= 0])],
         title=f"{system.name}: idle {unit}s until the rank lapses",
@@ -655,7 +660,7 @@ def _glicko_figures(system, config, asked_phi) -> dict:
         "lapse_rows": lapse, "unit": unit, "step": glicko.decay_step(sigma),
     }
     if asked_phi is not None:
-        figures["asked"] = (asked_phi, selectors.idle_periods_until_unranked(config, asked_phi))
+        figures["asked"] = (asked_phi, about.idle_periods_until_unranked(config, asked_phi))
     return figures
 
 

@@ -14,12 +14,13 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
+from rating_pages.filters import RunFilter
+from rating_pages.staff_forms import RatingSystemForm
 from ratings import selectors
-from ratings.filters import RunFilter
-from ratings.models import RatingSystem, RecalculationRun, RunStatus
+from ratings.choices import RunStatus
+from ratings.models import RatingSystem, RecalculationRun
 from ratings.services import list_republish as republish
 from ratings.services import rating_system_update, recalculation_cancel, recalculation_rerun
-from ratings.staff_forms import RatingSystemForm
 from ratingsite.page_cache import checked_parameters, paginate_table
 from tournaments import permissions as perms
 from tournaments import selectors as record_selectors

@@ -2,12 +2,15 @@
 stored. The options start as each method's configured system has them (calculator_forms)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rating_engines import glicko, knsb, naf_elo
+from rating_pages.presenters.about import period_name
 from ratings.configuration import engine_for
-from ratings.models import (
-    RatingSystem,
-)
-from ratings.selectors import period_name, public_systems
+from ratings.selectors import public_systems
+
+if TYPE_CHECKING:
+    from ratings.models import RatingSystem
 
 EVENT_PREFIX = "event:"
 

@@ -10,7 +10,8 @@ from django.db.models import Q
 from django.utils.translation import get_language
 from django_countries import countries
 
-from ratings.models import RatingSystem, RecalculationRun, RunStatus, Trigger
+from ratings.choices import RunStatus, Trigger
+from ratings.selectors import staff_systems
 from ratingsite.widgets import FastSelect
 from tournaments.models import Coach, Event, EventStatus, Race, Variant
 from tournaments.selectors import coach_search_q
@@ -202,10 +203,6 @@ class BreakdownForm(forms.Form):
 
 
 class RunFilter(django_filters.FilterSet):
-    system = django_filters.ModelChoiceFilter(queryset=RatingSystem.objects.all(), field_name="system")
+    system = django_filters.ModelChoiceFilter(queryset=staff_systems(), field_name="system")
     status = django_filters.ChoiceFilter(choices=RunStatus.choices)
     trigger = django_filters.ChoiceFilter(choices=Trigger.choices)
-
-    class Meta:
-        model = RecalculationRun
-        fields = []

@@ -14,8 +14,8 @@ from django.core.exceptions import ValidationError
 from rating_engines.glicko import GlickoConfig, GlickoRating
 from rating_engines.knsb import KnsbConfig
 from rating_engines.naf_elo import EloConfig
-from ratings import selectors
-from ratings.models import Method
+from rating_pages.presenters.about import period_name
+from ratings.choices import Method
 from tournaments.models import Coach, Race, Variant
 from tournaments.selectors import coach_get
 
@@ -291,7 +291,7 @@ class CalculatorForm(forms.Form):
         glicko = self.defaults[Method.GLICKO]
         self.fields["phi"].initial = glicko.phi0
         self.fields["sigma"].initial = glicko.sigma0
-        self.fields["idle_periods"].label = f"Idle {selectors.period_name(glicko)}s before this one (decay)"
+        self.fields["idle_periods"].label = f"Idle {period_name(glicko)}s before this one (decay)"
 
     def fieldsets(self) -> list[tuple[str, list]]:
         """(legend, bound fields) of the input and of each configured method."""
