@@ -12,10 +12,11 @@ from ratingsite.errors import server_error
 from stats.services import summaries_refresh
 from tests.browser.axe import axe_context, axe_run, failing
 from tests.browser.conftest import WIDTHS
+from tests.browser.test_phones import draft_with_a_round
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import organiser, staff
 from tests.web.conftest import build_league, recalculate_all
-from tournaments.models import Event, EventStatus, Participant, Race
+from tournaments.models import Event, EventStatus
 from tournaments.services import event_submit
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -110,15 +111,9 @@ def site(transactional_db):
     summaries_refresh()
     accuracy_reports_refresh(systems=list(RatingSystem.objects.filter(active=True).order_by("pk")))
     olga, sam = organiser("olga"), staff("sam")
-    draft = EventFactory(name="Delft Open", start_date=DAY, end_date=DAY, status=EventStatus.DRAFT, organiser=olga)
-    coaches = [league[name] for name in ("anna", "bert", "cees", "dirk")]
-    for coach in coaches:
-        Participant.objects.create(event=draft, coach=coach, race=Race.objects.get(slug="human"))
-    round_ = RoundFactory(event=draft, number=1, date=DAY)
-    play(round_, coaches[0], coaches[1], (2, 1))
-    play(round_, coaches[2], coaches[3], (1, 1))
+    draft = draft_with_a_round(olga, league, DAY)
     submitted = EventFactory(name="Leiden Cup", start_date=DAY, end_date=DAY, status=EventStatus.DRAFT, organiser=olga)
-    play(RoundFactory(event=submitted, number=1, date=DAY), coaches[0], CoachFactory(number=990, name="Ivo Visser"), (1, 0))
+    play(RoundFactory(event=submitted, number=1, date=DAY), league["anna"], CoachFactory(number=990, name="Ivo Visser"), (1, 0))
     event_submit(event=Event.objects.get(pk=submitted.pk), actor=olga)
     return {
         "users": {"olga": olga, "sam": sam},

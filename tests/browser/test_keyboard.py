@@ -9,9 +9,8 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import WIDTHS
 from tests.browser.test_accessibility import logged_in
-from tests.factories import CoachFactory, EventFactory
-from tests.roles import organiser
-from tournaments.models import EventStatus, Game, Participant, Race, Round
+from tests.browser.test_organiser_entry import event  # noqa: F401  a fixture: the four coaches' draft
+from tournaments.models import Game, Round
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -83,11 +82,8 @@ def test_the_ranking_filters_work_by_keyboard_alone(keyboard_tab, league):
 
 
 @pytest.fixture
-def draft(transactional_db):
-    owner = organiser("olga")
-    event = EventFactory(name="Delft Open", start_date=DAY, end_date=DAY, status=EventStatus.DRAFT, organiser=owner)
-    for number, name, race in ((901, "Wim", "human"), (902, "Xander", "orc"), (903, "Yara", "dwarf"), (904, "Zoe", "skaven")):
-        Participant.objects.create(event=event, coach=CoachFactory(number=number, name=name), race=Race.objects.get(slug=race))
+def draft(event):  # noqa: F811  test_organiser_entry's fixture, imported above
+    """test_organiser_entry's draft: four coaches, no round yet."""
     return event
 
 
