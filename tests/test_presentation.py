@@ -59,5 +59,6 @@ def test_breakdown_rows_escape_the_opponent_and_link_the_footnote():
         Context({"items": [item], "method": "naf_elo", "places": 2})
     )
     assert html.startswith('<tr class="excluded"><td class="num">7</td><td><a href="/coaches/7/">' + ESCAPED + "</a>")
-    assert '<sup><a href="#fn-2" aria-label="footnote 2">2)</a></sup></td><td>Orc &amp; Goblin</td><td>2024-03-09</td>' in html
+    assert ('<sup><a href="#fn-2" aria-label="footnote 2">2)</a></sup> <span class="row-kind">not counted</span></td>'
+            '<td>Orc &amp; Goblin</td><td>2024-03-09</td>') in html  # the red row says so in words too
     assert html.endswith('<td class="num">+2.35</td><td class="num">152.35</td></tr>\n')
