@@ -258,13 +258,31 @@ LOW, MIDDLE, HIGH = (230, 97, 1), (247, 247, 247), (94, 60, 153)
 SPREAD = 0.25  # a ratio this far from 50 % gets the full colour
 
 
+def _luminance(rgb: tuple[int, ...]) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (channel / 255 for channel in rgb))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(first: float, second: float) -> float:
+    """WCAG 2.1's contrast ratio of two luminances."""
+    return (max(first, second) + 0.05) / (min(first, second) + 0.05)
+
+
+INKS = {"#ffffff": 1.0, "#1d2330": _luminance((0x1D, 0x23, 0x30)), "#000000": 0.0}  # white, the site's ink, black
+
+
 def ratio_colours(ratio: float) -> tuple[str, str]:
-    """(background, text colour) for a win ratio: the number printed on it always stays readable."""
+    """(background, text colour) for a win ratio: the number printed on it always reads at 4.5:1 or more
+    (WCAG AA): white or the site's ink, whichever contrasts more, or black where neither reaches it."""
     t = max(-1.0, min(1.0, (ratio - 0.5) / SPREAD))
     end = HIGH if t > 0 else LOW
     rgb = tuple(round(m + (e - m) * abs(t)) for m, e in zip(MIDDLE, end))
-    luminance = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255
-    return "#{:02x}{:02x}{:02x}".format(*rgb), "#ffffff" if luminance < 0.5 else "#1d2330"
+    background = _luminance(rgb)
+    ink = max(("#ffffff", "#1d2330"), key=lambda colour: _contrast(INKS[colour], background))
+    if _contrast(INKS[ink], background) < 4.5:
+        ink = "#000000"
+    return "#{:02x}{:02x}{:02x}".format(*rgb), ink
 
 
 class GridCell(NamedTuple):

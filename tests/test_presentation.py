@@ -49,7 +49,7 @@ def test_audit_changes_are_one_escaped_line_per_field():
 
 
 def test_breakdown_rows_escape_the_opponent_and_link_the_footnote():
-    opponent = SimpleNamespace(number=7, name=NAME, public_name=NAME)
+    opponent = SimpleNamespace(number=7, name=NAME, public_name=NAME)  # pages show the public name
     row = SimpleNamespace(
         opponent=opponent, opponent_race=SimpleNamespace(name="Orc & Goblin"), played_at=dt.date(2024, 3, 9),
         list_date=None, depot_date=None, r0=150.0, rc=149.5, w=1.0, we=0.5, rt=2.345, k=9.0, wx=0.5,
@@ -59,5 +59,6 @@ def test_breakdown_rows_escape_the_opponent_and_link_the_footnote():
         Context({"items": [item], "method": "naf_elo", "places": 2})
     )
     assert html.startswith('<tr class="excluded"><td class="num">7</td><td><a href="/coaches/7/">' + ESCAPED + "</a>")
-    assert '<sup><a href="#fn-2" aria-label="footnote 2">2)</a></sup></td><td>Orc &amp; Goblin</td><td>2024-03-09</td>' in html
+    assert ('<sup><a href="#fn-2" aria-label="footnote 2">2)</a></sup> <span class="row-kind">not counted</span></td>'
+            '<td>Orc &amp; Goblin</td><td>2024-03-09</td>') in html  # the red row says so in words too
     assert html.endswith('<td class="num">+2.35</td><td class="num">152.35</td></tr>\n')

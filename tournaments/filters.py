@@ -16,13 +16,21 @@ def _distinct(field: str):
     return choices
 
 
+def _date_range() -> DateRangeWidget:
+    """Two date boxes under one label ("Date"): each is also named on its own, for screen readers."""
+    widget = DateRangeWidget(attrs={"type": "date"})
+    widget.widgets[0].attrs["aria-label"] = _("Date from")
+    widget.widgets[1].attrs["aria-label"] = _("Date to")
+    return widget
+
+
 class AuditFilter(django_filters.FilterSet):
     person = django_filters.CharFilter(field_name="actor__username", lookup_expr="icontains", label=_("Person"))
     object_type = django_filters.ChoiceFilter(choices=_distinct("object_type"), label=_("Kind of object"))
     object = django_filters.CharFilter(method="filter_object", label=_("Object"), help_text=_("Name or id."))
     action = django_filters.ChoiceFilter(choices=_distinct("action"), label=_("Action"))
     date = django_filters.DateFromToRangeFilter(
-        field_name="at__date", label=_("Date"), widget=DateRangeWidget(attrs={"type": "date"})
+        field_name="at__date", label=_("Date"), widget=_date_range()
     )
 
     class Meta:

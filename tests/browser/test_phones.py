@@ -24,17 +24,22 @@ def league(league):
     return league
 
 
-@pytest.fixture
-def games_form(league):
-    """The page of the first round of an organiser's event, with two games entered."""
-    owner = organiser("olga")
-    event = EventFactory(name="Delft Open", start_date=DAY, end_date=DAY, status=EventStatus.DRAFT, organiser=owner)
+def draft_with_a_round(owner, league, day: dt.date = DAY):
+    """An organiser's draft event of four of the league's coaches, with a first round of two games."""
+    event = EventFactory(name="Delft Open", start_date=day, end_date=day, status=EventStatus.DRAFT, organiser=owner)
     coaches = [league[name] for name in ("anna", "bert", "cees", "dirk")]
     for coach in coaches:
         Participant.objects.create(event=event, coach=coach, race=Race.objects.get(slug="human"))
-    round_ = RoundFactory(event=event, number=1, date=DAY)
+    round_ = RoundFactory(event=event, number=1, date=day)
     play(round_, coaches[0], coaches[1], (2, 1))
     play(round_, coaches[2], coaches[3], (1, 1))
+    return event
+
+
+@pytest.fixture
+def games_form(league):
+    """The page of the first round of an organiser's event, with two games entered."""
+    event = draft_with_a_round(organiser("olga"), league)
     return f"/organiser/events/{event.pk}/edit/?round=1"
 
 

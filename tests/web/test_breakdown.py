@@ -1,4 +1,6 @@
 """The breakdown: KNSB rating-viewer layout, every figure read from stored calculation rows."""
+import re
+
 import pytest
 
 from rating_engines import glicko
@@ -21,7 +23,7 @@ def test_elo_breakdown_shows_the_known_figures_of_the_four_coach_event(client, l
     assert header == ["ID", "Opponent", "Race", "Date", "R0", "Rc", "W", "We", "W−We", "k", "Rt", "Rn"]
     (period_class, period), (first_class, first), (second_class, second) = rows
     assert period_class == "period"
-    assert period == ["Dutch Open", "2024-03-02", "150.00", "150.00", "1.0", "1.008", "-0.008", "", "-0.03", "149.97"]
+    assert period == ["Dutch Open (totals)", "2024-03-02", "150.00", "150.00", "1.0", "1.008", "-0.008", "", "-0.03", "149.97"]
     # Round 1: W (150) beats X (150), K = 4: We 0.5, Rt +2.00
     assert (first_class, first) == (
         "counted", ["102", "Bert Smith", "Orc", "2024-03-02", "150.00", "150.00", "1.0", "0.500", "+0.500", "4.00", "+2.00", "152.00"],
@@ -48,7 +50,7 @@ def test_a_forfeit_is_red_with_a_numbered_footnote(client, league):
     _, rows = game_rows(response)
     excluded = [(cls, cells) for cls, cells in rows if cls == "excluded"]
     assert len(excluded) == 1
-    assert excluded[0][1][:2] == ["106", "Fay Brown1)"]  # name, then the footnote mark
+    assert excluded[0][1][:2] == ["106", "Fay Brown1) not counted"]  # name, the footnote mark, and in words what the red says
     assert excluded[0][1][4:] == ["", "", "0.5", "", "", "", "", ""]  # no R0, Rc, We, k or Rt: it does not count
     html = response.content.decode()
     assert '<li id="fn-1" value="1">forfeit</li>' in html
@@ -192,10 +194,10 @@ def test_knsb_list_period_has_one_block_per_event_and_the_extra_remise(client, r
     _, rows = game_rows(response)
     assert [cls for cls, _ in rows] == ["period", "counted", "counted", "period", "counted", "counted", "extra-remise"]
     # June Open: v 1700 and 1850, both lost: We Φ(100/σ) + Φ(−50/σ) = 0.636831 + 0.430540
-    assert rows[0][1] == ["June Open", "2024-06-08", "", "", "1775", "0.0", "1.067", "-1.067", "", "-36.45", "0.234"]
+    assert rows[0][1] == ["June Open (totals)", "2024-06-08", "", "", "1775", "0.0", "1.067", "-1.067", "", "-36.45", "0.234"]
     assert rows[1][1][:2] == ["402", "Coach 402"] and rows[2][1][:2] == ["403", "Coach 403"]
     # June Cup: v 1900 and 1750: 0.363169 + 0.569460
-    assert rows[3][1] == ["June Cup", "2024-06-22", "", "", "1825", "0.0", "0.933", "-0.933", "", "-31.85", "0.174"]
+    assert rows[3][1] == ["June Cup (totals)", "2024-06-22", "", "", "1825", "0.0", "0.933", "-0.933", "", "-31.85", "0.174"]
     # 0 %: a fictitious draw against oneself at Rl, which only the LPR equation sees (Wxt − ΣWx)
     assert rows[6][1] == ["", "Extra remise*", "", "", "", "1800", "1800", "0.5", "0.500", "+0.000", "", "+0.00", "0.094"]
     block = table(response, "new rating")
@@ -211,10 +213,35 @@ def test_a_knsb_start_rating_leaves_we_w_minus_we_and_rt_empty(client, league):
     response = client.get("/coaches/101/breakdown/knsb/?variant=blood-bowl-2020&period=2024-07-01")
     _, rows = game_rows(response)
     blocks = [cells for cls, cells in rows if cls == "period"]
-    assert [cells[0] for cells in blocks] == ["Dutch Open", "Utrecht Cup", "Summer League"]
+    assert [cells[0] for cells in blocks] == ["Dutch Open (totals)", "Utrecht Cup (totals)", "Summer League (totals)"]
     assert all(cells[6:10] == ["", "", "", ""] for cells in blocks)  # no We, W−We, k or Rt: there is no R0
     depot = [cells for cls, cells in rows if cls == "depot"]
     assert len(depot) == 8 and all(cells[8:12] == ["", "", "", ""] for cells in depot)
     block = table(response, "new rating")
     figures = dict(zip(block["header"], block["rows"][0][1]))
     assert (figures["Nt"], figures["Wet"], figures["Rtt"]) == ("8", "", "")
+
+
+def test_what_the_row_colours_mean_is_said_in_words_in_a_legend_and_in_each_row(client, league):
+    """WCAG 1.4.1: colour is not the only carrier. Orange (the event's totals), red (not counted) and blue
+    (depot) rows each say what they are in text, and a legend says what each colour means."""
+    cup = league["cup"]
+    for address in (
+        f"/coaches/101/breakdown/elo/?race=human&variant=blood-bowl-2020&period=event:{cup.pk}",
+        "/coaches/101/breakdown/knsb/?variant=blood-bowl-2020&period=2024-07-01",
+    ):
+        response = client.get(address)
+        _, rows = game_rows(response)
+        kinds = {cls for cls, _ in rows}
+        assert "period" in kinds and kinds & {"excluded", "depot"}, kinds
+        for cls, cells in rows:
+            if cls == "period":
+                assert cells[0].endswith("(totals)"), cells
+            elif cls == "excluded":
+                assert cells[1].endswith("not counted"), cells
+            elif cls == "depot":
+                assert " depot 20" in cells[4], cells
+        legend = " ".join(re.search(r'<p class="legend-key"[^>]*>(.*?)</p>', response.content.decode(), re.S).group(1).split())
+        assert "orange, bold, its name first: the event's totals" in legend
+        assert "red, marked “not counted”" in legend
+        assert ("blue, marked “depot” and a date" in legend) == ("knsb" in address)
