@@ -458,7 +458,7 @@ def test_the_demo_has_an_event_reported_late_that_a_later_knsb_list_rates_with_a
     page = client.get(
         f"/coaches/{summary.coach.number}/breakdown/knsb/?variant={summary.variant.slug}&period={processed_in}"
     ).content.decode()
-    assert "Rl-limitering: Rn held at Rl" in page and f"reported {late.reported_on:%Y-%m-%d}" in page
+    assert '<span lang="nl">Rl-limitering</span>: Rn held at Rl' in page and f"reported {late.reported_on:%Y-%m-%d}" in page
 
 
 @pytest.mark.django_db
