@@ -149,25 +149,47 @@ def _serve_the_500_page(context) -> None:
     context.route("**/server-error-page/", lambda route: route.fulfill(status=500, content_type="text/html", body=body))
 
 
-@pytest.mark.parametrize("name, who, address", PAGES, ids=[name for name, _, _ in PAGES])
-def test_no_serious_or_critical_accessibility_violation(browser, live_server, site, name, who, address):
-    found = {}
+# The pages are visited in groups, each group on one build of `site` (a live server's test empties the
+# database after it, so a test a page would build the league 80 times): a group's failures are still
+# reported page by page.
+PAGES_A_TEST = 12
+GROUPS = [PAGES[start:start + PAGES_A_TEST] for start in range(0, len(PAGES), PAGES_A_TEST)]
+
+
+def _axe_problems(context, name: str, address: str) -> list[str]:
+    """What fails `address` in a new tab of `context`: axe's serious and critical violations, a server
+    error, or a redirect away from the page."""
+    page = context.new_page()
+    try:
+        page.set_default_timeout(15_000)
+        response = page.goto(address)
+        if response is None or response.status >= 500 and name != "error 500":
+            return [f"answered {response.status if response else 'nothing'}"]
+        if not page.url.split("?")[0].endswith(address.split("?")[0]):
+            return [f"went to {page.url}"]
+        return failing(axe_run(page))
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("pages", GROUPS, ids=[f"{group[0][0]} to {group[-1][0]}" for group in GROUPS])
+def test_no_serious_or_critical_accessibility_violation(browser, live_server, site, pages):
+    found = []
     for width in WIDTHS:
-        context = axe_context(browser, live_server.url, width=width)
+        contexts = {}  # who is logged in -> the browser context at this width
         try:
-            if who:
-                logged_in(context, site["users"][who], live_server.url)
-            _serve_the_500_page(context)
-            page = context.new_page()
-            page.set_default_timeout(15_000)
-            response = page.goto(address.format(**site["pks"]))
-            assert response is not None and response.status < 500 or name == "error 500", (response.status, page.url)
-            assert page.url.split("?")[0].endswith(address.format(**site["pks"]).split("?")[0]), page.url
-            if problems := failing(axe_run(page)):
-                found[f"{width}px"] = problems
+            for name, who, address in pages:
+                if who not in contexts:
+                    contexts[who] = context = axe_context(browser, live_server.url, width=width)
+                    if who:
+                        logged_in(context, site["users"][who], live_server.url)
+                    _serve_the_500_page(context)
+                address = address.format(**site["pks"])
+                found += [f"{name} ({address}) at {width}px: {line}" for line in _axe_problems(contexts[who], name, address)]
         finally:
-            context.close()
-    assert not found, f"{name} ({address}):\n" + "\n".join(f"at {width}: {line}" for width, lines in found.items() for line in lines)
+            for context in contexts.values():
+                context.close()
+    assert not found, "\n".join(found)
 
 
 # The pages that draw charts, each chart an SVG with role="img". The event page's map only places the
@@ -201,11 +223,13 @@ CHART_TABLES = """() => [...document.querySelectorAll('main svg[role=img]:not(.m
 })"""
 
 
-@pytest.mark.parametrize("name, address", CHARTS, ids=[name for name, _ in CHARTS])
-def test_every_chart_has_a_table_with_its_figures(page, site, name, address):
-    page.goto(address)
-    charts = page.evaluate(CHART_TABLES)
-    assert charts, f"{name}: no chart drawn"
-    for chart in charts:
-        assert chart["table"] and chart["rows"] > 0, chart
-        assert chart["missing"] == [], chart
+def test_every_chart_has_a_table_with_its_figures(page, site):
+    drawn = {}
+    for name, address in CHARTS:
+        page.goto(address)
+        drawn[name] = page.evaluate(CHART_TABLES)
+    assert all(drawn.values()), [name for name, charts in drawn.items() if not charts]
+    for name, charts in drawn.items():
+        for chart in charts:
+            assert chart["table"] and chart["rows"] > 0, (name, chart)
+            assert chart["missing"] == [], (name, chart)
