@@ -163,7 +163,7 @@ class NoticeRun(models.Model):
     Recorded when the run commits (`enqueued_at` once its message went out); `noticed_at` once its
     notices are recorded (once: the unique run), `mailed_at` once every e-mail they owe went out. A
     mail server that fails leaves `mailed_at` unset and the error here, and the dispatcher sends the
-    task again (up to MAIL_ATTEMPTS times)."""
+    task again (`mail_attempts` counts the tries, up to MAIL_ATTEMPTS)."""
 
     run_id = models.BigIntegerField(unique=True, help_text="The recalculation run (ratings.RecalculationRun).")
     system_id = models.BigIntegerField()

@@ -17,6 +17,7 @@ from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage, get_connection, send_mail
 from django.db import transaction
+from django.db.models import F
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -387,21 +388,24 @@ def notices_for_run(*, run_id: int) -> NoticeRun | None:
     owed = notices_record_once(run_id=run_id)
     if owed is None or owed.mailed_at is not None:
         return owed
-    with transaction.atomic():
-        owed = NoticeRun.objects.select_for_update().get(pk=owed.pk)  # one sender at a time
-        if owed.mailed_at is not None:
-            return owed
-        pending = list(Notice.objects.filter(run_id=run_id, email_wanted=True, emailed_at=None).select_related("system", "coach"))
+    pending = list(Notice.objects.filter(run_id=run_id, email_wanted=True, emailed_at=None).select_related("system", "coach"))
+    if pending:
+        # claimed by counting the try: a delivery of the same run at the same moment finds the count
+        # moved and leaves the e-mail to this one. No transaction is held while the mail server
+        # answers: SQLite has one writer, and a page's write would wait on it.
+        claimed = NoticeRun.objects.filter(pk=owed.pk, mailed_at=None, mail_attempts=owed.mail_attempts)
+        if not claimed.update(mail_attempts=F("mail_attempts") + 1):
+            return NoticeRun.objects.get(pk=owed.pk)
+        owed.mail_attempts += 1
         try:
             notices_mail(notices=pending, fail_silently=False)
         except Exception as error:  # the SMTP server's errors are many (OSError, SMTPException, ...)
-            owed.mail_attempts += 1
             owed.mail_error = f"{type(error).__name__}: {error}"[:2000]
-            owed.save(update_fields=["mail_attempts", "mail_error"])
-            logger.warning("run %s: the notices' e-mail failed (attempt %s of %s): %s", run_id, owed.mail_attempts, MAIL_ATTEMPTS, error)
+            NoticeRun.objects.filter(pk=owed.pk).update(mail_error=owed.mail_error)
+            logger.warning("run %s: the notices' e-mail failed (try %s of %s): %s", run_id, owed.mail_attempts, MAIL_ATTEMPTS, error)
             return owed
-        owed.mailed_at, owed.mail_error = timezone.now(), ""
-        owed.save(update_fields=["mailed_at", "mail_error"])
+    owed.mailed_at, owed.mail_error = timezone.now(), ""
+    NoticeRun.objects.filter(pk=owed.pk).update(mailed_at=owed.mailed_at, mail_error="")
     return owed
 
 

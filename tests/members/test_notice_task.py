@@ -126,7 +126,7 @@ def test_the_task_records_the_notices_with_what_they_are_about_and_mails_them(fo
     assert message.to == ["mia@example.org"] and message.subject == "Rating notices"
     assert f"- {FOLLOWED}\n  http://127.0.0.1:8000/coaches/102/" in message.body
     owed = NoticeRun.objects.get(run_id=run_id)
-    assert (owed.noticed_at is not None, owed.mailed_at is not None, owed.mail_attempts, owed.mail_error) == (True, True, 0, "")
+    assert (owed.noticed_at is not None, owed.mailed_at is not None, owed.mail_attempts, owed.mail_error) == (True, True, 1, "")
 
 
 def test_running_the_task_twice_records_and_mails_nothing_twice(followed, mia, recalculate):
@@ -179,6 +179,18 @@ def test_a_mail_server_that_drops_the_line_midway_mails_each_member_once(followe
     assert list(Notice.objects.filter(run_id=run_id, emailed_at=None).values_list("member__username", flat=True)) == ["max"]
     services.notices_for_run(run_id=run_id)  # the dispatcher's next delivery
     assert [m.to for m in mail.outbox] == [["mia@example.org"], ["max@example.org"]]
+
+
+def test_a_delivery_that_finds_another_one_mailing_the_run_sends_nothing(followed, mia, recalculate, settings, monkeypatch):
+    settings.EMAIL_BACKEND = "tests.members.test_notice_task.RefusingBackend"
+    recalculate("elo")
+    run_id = elo_run_ids()[-1]
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    stale = NoticeRun.objects.get(run_id=run_id)  # read by a second delivery as the first one claims its try
+    NoticeRun.objects.filter(run_id=run_id).update(mail_attempts=2)
+    monkeypatch.setattr(services, "notices_record_once", lambda run_id: stale)
+    assert services.notices_for_run(run_id=run_id).mail_attempts == 2
+    assert mail.outbox == [] and Notice.objects.get(run_id=run_id).emailed_at is None
 
 
 def test_a_mail_server_that_never_returns_is_given_up_on_and_left_visible(followed, mia, recalculate, settings):
@@ -342,7 +354,7 @@ def test_a_worker_takes_the_notices_of_a_committed_run_from_the_broker(worker, p
     run = rating_services.recalculation_request(system=elo, trigger=Trigger.MANUAL, enqueue=False)
     rating_services.recalculation_execute(run_id=run.pk, today=dt.date(2024, 4, 15))  # commits: its notices go to the broker
     owed = wait_until(lambda: NoticeRun.objects.filter(run_id=run.pk).exclude(mailed_at=None).first(), 60, "notices mailed by the worker")
-    assert owed.enqueued_at is not None and owed.mail_attempts == 0
+    assert owed.enqueued_at is not None and owed.mail_attempts == 1
     titles = {n.title for n in Notice.objects.filter(member=mia, run_id=run.pk).select_related("system", "coach")}
     assert titles == {
         "Bert Smith's NAF Elo rating (Orc, Blood Bowl 2020) is now 148.59 (new)",
