@@ -48,16 +48,21 @@ def _list_title(notice: Notice) -> str:
 
 
 def notice_title(notice: Notice) -> str:
-    """The notice's title in the active language."""
+    """The notice's title in the active language (its stored English title if what it stores cannot be worded)."""
     if not notice.params:
         return notice.fallback_title
-    return _list_title(notice) if notice.kind == "list" else _rating_title(notice)
+    try:
+        return _list_title(notice) if notice.kind == "list" else _rating_title(notice)
+    except (KeyError, TypeError, ValueError):  # params not as this release writes them: never a page's 500
+        return notice.fallback_title or str(notice.get_kind_display())
 
 
 def notice_text(notice: Notice) -> str:
     """The notice's text (a feed entry's summary): its title, and by how much a rating moved."""
     title = notice_title(notice)
     if not notice.params or notice.kind == "list" or notice.before is None or notice.after is None:
+        return title
+    if title == notice.fallback_title:
         return title
     places = formatting.rating_places(notice.system.method) if notice.system is not None else 2
     change = on_page(formatting.signed(notice.after - notice.before, places))

@@ -278,6 +278,17 @@ def test_a_members_own_rating_is_worded_in_either_language(pair, mia, recalculat
         assert notice.text == notice.title
 
 
+def test_a_notice_whose_params_cannot_be_worded_shows_its_kind_not_an_error(pair, mia):
+    elo = RatingSystem.objects.get(slug="elo")
+    notice = Notice.objects.create(member=mia, kind="list", system=elo, params={"rated": 3}, path="/lists/")
+    assert notice.title == "a rating list was published"
+    with translation.override("nl"):
+        assert notice.title == "er is een ratinglijst gepubliceerd"
+    client = Client()
+    client.force_login(mia)
+    assert client.get("/nl/members/me/").status_code == 200
+
+
 def test_the_e_mail_is_english_even_from_a_dutch_page(followed, mia, recalculate):
     with translation.override("nl"):
         recalculate("elo")
@@ -313,6 +324,13 @@ def test_the_migration_words_old_notices_anew_and_keeps_what_it_cannot_read(pair
     with translation.override("nl"):
         assert read.title == "De NAF Elo-rating van Bert Smith (Orc, Blood Bowl 2020) is nu 150,03 (was 148,59)"
         assert odd.title == "Your rating moved (a title of an older release)"
+
+
+def test_undoing_the_migration_gives_the_notices_recorded_since_their_english_titles(followed, mia, recalculate):
+    recalculate("elo")
+    migration.titles_from_params(apps, None)
+    titles = {n.kind: n.fallback_title for n in Notice.objects.filter(member=mia)}
+    assert titles == {"followed": FOLLOWED, "list": "NAF Elo: the list of September 2024 is published, 2 coaches rated"}
 
 
 def test_the_dispatcher_runs_every_minute_and_the_task_is_registered_in_a_fresh_process():
