@@ -7,7 +7,10 @@ class MembersConfig(AppConfig):
     verbose_name = "Members"
 
     def ready(self):
-        from members import receivers
+        from members import (
+            receivers,
+            tasks,  # noqa: F401  registers the notices' task, which the receiver sends by name
+        )
         from ratings import signals
 
         signals.run_committed.connect(receivers.notices_after_run, dispatch_uid="members-notices-after-run")

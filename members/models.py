@@ -6,6 +6,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 
@@ -94,23 +95,34 @@ class Preferences(models.Model):
 
 
 class NoticeKind(models.TextChoices):
-    OWN_RATING = "own", "your rating changed"
-    FOLLOWED_RATING = "followed", "a followed coach's rating changed"
-    LIST_PUBLISHED = "list", "a rating list was published"
+    OWN_RATING = "own", _("your rating changed")
+    FOLLOWED_RATING = "followed", _("a followed coach's rating changed")
+    LIST_PUBLISHED = "list", _("a rating list was published")
 
 
 class Notice(models.Model):
-    """Something a member is told of: recorded once, shown on his page and in his feed, mailed if he wants."""
+    """Something a member is told of: recorded once, shown on his page and in his feed, mailed if he
+    wants. What it is about is stored (kind, system, coach, before and after, params); its words are
+    written when it is read, in the reader's language (members.wording)."""
 
     member = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
     kind = models.CharField(max_length=10, choices=NoticeKind.choices)
     system = models.ForeignKey("ratings.RatingSystem", null=True, on_delete=models.CASCADE, related_name="+")
     coach = models.ForeignKey("tournaments.Coach", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     run_id = models.BigIntegerField(null=True, blank=True, help_text="The recalculation run that caused it.")
-    title = models.CharField(max_length=300)
+    params = models.JSONField(
+        default=dict, blank=True,
+        help_text="What the words need besides the columns: race and variant of a rating, date and coaches rated of a list.",
+    )
+    fallback_title = models.CharField(
+        max_length=300, blank=True,
+        help_text="The English title a notice recorded before notices were worded when read: shown when its params are empty.",
+    )
     path = models.CharField(max_length=300, help_text="The page it points to, from the site's root.")
     before = models.FloatField(null=True, blank=True)
     after = models.FloatField(null=True, blank=True)
+    email_wanted = models.BooleanField(default=False, help_text="Its member wanted it mailed when it was recorded.")
+    emailed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -119,6 +131,52 @@ class Notice(models.Model):
 
     def __str__(self):
         return self.title
+
+    @property
+    def title(self) -> str:
+        """Its title in the active language."""
+        from members.wording import notice_title
+
+        return notice_title(self)
+
+    @title.setter
+    def title(self, value: str) -> None:
+        self.fallback_title = value
+
+    @property
+    def text(self) -> str:
+        """Its text (a feed entry's summary) in the active language."""
+        from members.wording import notice_text
+
+        return notice_text(self)
+
+    @property
+    def href(self) -> str:
+        """The page it points to, in the active language (its Dutch address under /nl/)."""
+        from ratingsite.languages import in_language
+
+        return in_language(self.path, translation.get_language() or settings.LANGUAGE_CODE)
+
+
+class NoticeRun(models.Model):
+    """A committed run the members are owed the notices of: the outbox of members.tasks.notices_for_run.
+    Recorded when the run commits (`enqueued_at` once its message went out); `noticed_at` once its
+    notices are recorded (once: the unique run), `mailed_at` once every e-mail they owe went out. A
+    mail server that fails leaves `mailed_at` unset and the error here, and the dispatcher sends the
+    task again (`mail_attempts` counts the tries, up to MAIL_ATTEMPTS)."""
+
+    run_id = models.BigIntegerField(unique=True, help_text="The recalculation run (ratings.RecalculationRun).")
+    system_id = models.BigIntegerField()
+    published = models.JSONField(default=list, blank=True, help_text="The ids of the publications the run made, oldest first.")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    noticed_at = models.DateTimeField(null=True, blank=True)
+    mailed_at = models.DateTimeField(null=True, blank=True)
+    mail_attempts = models.PositiveSmallIntegerField(default=0)
+    mail_error = models.TextField(blank=True)
+
+    def __str__(self):
+        return f"notices of run {self.run_id}"
 
 
 class SeenRating(models.Model):

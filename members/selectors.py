@@ -32,7 +32,8 @@ def is_following(*, member, coach: Coach) -> bool:
 
 
 def member_notices(*, member, limit: int = NOTICES_SHOWN) -> list[Notice]:
-    return list(Notice.objects.filter(member=member).select_related("system").order_by("-created_at", "-id")[:limit])
+    """His newest notices, with what their words need (members.wording: the system, the coach)."""
+    return list(Notice.objects.filter(member=member).select_related("system", "coach").order_by("-created_at", "-id")[:limit])
 
 
 def feed_owner(*, token: str):

@@ -3,18 +3,21 @@ staff's decisions, releases and restores), follows, preferences, and the notices
 change a person makes is audited; keyword-only arguments throughout."""
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from celery import signature
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail, send_mass_mail
+from django.core.mail import EmailMessage, get_connection, send_mail
 from django.db import transaction
+from django.db.models import F
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -32,12 +35,13 @@ from members.models import (
     Follow,
     Notice,
     NoticeKind,
+    NoticeRun,
     Preferences,
     SeenRating,
     new_feed_token,
 )
 from ratings import selectors as rating_selectors
-from ratingsite import formatting
+from ratingsite.broker import SETTLED, owed_again, sent, sent_later
 from tournaments.models import Coach
 from tournaments.permissions import MEMBERS
 
@@ -333,17 +337,102 @@ def _wanted(member_ids: set[int], system_id: int) -> tuple[set[int], set[int]]:
     return wanting, mailed
 
 
+# --- the outbox of a run's notices -------------------------------------------------------------------
+
+NOTICES_TASK = "members.tasks.notices_for_run"
+# how many times the e-mail of a run's notices is tried (once each RECALCULATION_RESEND_AFTER) before
+# the dispatcher gives up on it: the notices stay on the members' pages and feeds, the error on the run
+MAIL_ATTEMPTS = 12
+
+
+def notices_request(*, run_id: int, system_id: int, published: list[int]) -> NoticeRun:
+    """A run committed (ratings.signals.run_committed): record that its notices are owed (once per
+    run) and send members.tasks.notices_for_run by name. The run's process does no more of the
+    members' work: a broker that does not take it leaves it owed, for the dispatcher; without a
+    broker the task runs here (in a web request, once the response has gone)."""
+    owed, _created = NoticeRun.objects.get_or_create(run_id=run_id, defaults={"system_id": system_id, "published": list(published)})
+    notices_enqueue(run_ids=[run_id])
+    return owed
+
+
+def notices_enqueue(*, run_ids: list[int]) -> list[int]:
+    """Send the task of each of these runs still owed its message; returns the runs whose message went out."""
+    went = []
+    for run_id in NoticeRun.objects.filter(run_id__in=run_ids, enqueued_at=None).order_by("run_id").values_list("run_id", flat=True):
+        message, what = signature(NOTICES_TASK, args=(run_id,)), f"the notices of run {run_id}"
+        # marked first: without a broker the task runs inside the send, and one that fails there is then
+        # sent again past the resend bound (broker.owed_again), not every minute
+        NoticeRun.objects.filter(run_id=run_id).update(enqueued_at=timezone.now())
+        if not sent_later(message, owed=what) and not sent(message, owed=what):
+            NoticeRun.objects.filter(run_id=run_id).update(enqueued_at=None)
+            continue
+        went.append(run_id)
+    return went
+
+
+def notices_dispatch(*, settled: dt.timedelta = SETTLED) -> list[int]:
+    """Send the notices' tasks a broker outage kept back (owed for `settled`: a younger one's sender
+    may still be sending it), those the broker lost, and those whose e-mail failed (each once every
+    RECALCULATION_RESEND_AFTER, at most MAIL_ATTEMPTS times)."""
+    unfinished = NoticeRun.objects.filter(mailed_at=None, mail_attempts__lt=MAIL_ATTEMPTS)
+    owed_again(unfinished, what="runs' notices")
+    owed = unfinished.filter(enqueued_at=None, created_at__lt=timezone.now() - settled)
+    return notices_enqueue(run_ids=list(owed.values_list("run_id", flat=True)))
+
+
+def notices_for_run(*, run_id: int) -> NoticeRun | None:
+    """Carry out what a run's notices owe: record them (once, whoever else delivers the same task),
+    then mail those who want them (each member's e-mail once). Safe to run twice. A mail server that
+    fails raises nothing: the notices are recorded, the e-mail stays owed and the error is kept on
+    the NoticeRun for the dispatcher to try again. None for a run nobody asked about."""
+    owed = notices_record_once(run_id=run_id)
+    if owed is None or owed.mailed_at is not None:
+        return owed
+    pending = list(Notice.objects.filter(run_id=run_id, email_wanted=True, emailed_at=None).select_related("system", "coach"))
+    if pending:
+        # claimed by counting the try: a delivery of the same run at the same moment finds the count
+        # moved and leaves the e-mail to this one. No transaction is held while the mail server
+        # answers: SQLite has one writer, and a page's write would wait on it.
+        claimed = NoticeRun.objects.filter(pk=owed.pk, mailed_at=None, mail_attempts=owed.mail_attempts)
+        if not claimed.update(mail_attempts=F("mail_attempts") + 1):
+            return NoticeRun.objects.get(pk=owed.pk)
+        owed.mail_attempts += 1
+        try:
+            notices_mail(notices=pending, fail_silently=False)
+        except Exception as error:  # the SMTP server's errors are many (OSError, SMTPException, ...)
+            owed.mail_error = f"{type(error).__name__}: {error}"[:2000]
+            NoticeRun.objects.filter(pk=owed.pk).update(mail_error=owed.mail_error)
+            logger.warning("run %s: the notices' e-mail failed (try %s of %s): %s", run_id, owed.mail_attempts, MAIL_ATTEMPTS, error)
+            return owed
+    owed.mailed_at, owed.mail_error = timezone.now(), ""
+    NoticeRun.objects.filter(pk=owed.pk).update(mailed_at=owed.mailed_at, mail_error="")
+    return owed
+
+
+def notices_record_once(*, run_id: int) -> NoticeRun | None:
+    """Record the notices of an owed run unless they are recorded already; the NoticeRun, or None."""
+    with transaction.atomic():
+        owed = NoticeRun.objects.select_for_update().filter(run_id=run_id).first()
+        if owed is None or owed.noticed_at is not None:
+            return owed
+        notices_record(run_id=run_id, system_id=owed.system_id, published=owed.published)
+        owed.noticed_at = timezone.now()
+        owed.save(update_fields=["noticed_at"])
+    return owed
+
+
 @transaction.atomic
 def notices_record(*, run_id: int, system_id: int, published: list[int]) -> list[Notice]:
     """The notices a committed run gives: a changed (or new) rating of a claimed or followed coach
     to the member who claimed it and to his followers, and the newest list it published to every
-    member who wants the system's notices. Mailed to those who want them once this commits."""
+    member who wants the system's notices. Each stores what it is about (members.wording words
+    it when read) and whether its member wants it mailed (notices_for_run mails it)."""
     owners = dict(Coach.objects.filter(user__isnull=False).values_list("pk", "user_id"))
     followers: dict[int, set[int]] = defaultdict(set)
     for coach_id, member_id in Follow.objects.values_list("coach_id", "member_id"):
         followers[coach_id].add(member_id)
     watched = set(owners) | set(followers)
-    slug, system_name, method = rating_selectors.system_brief(system_id=system_id)
+    slug, _system_name, _method = rating_selectors.system_brief(system_id=system_id)
     seen = {
         (coach, race, variant): value for coach, race, variant, value in SeenRating.objects.filter(
             system_id=system_id, coach_id__in=watched,
@@ -358,9 +447,7 @@ def notices_record(*, run_id: int, system_id: int, published: list[int]) -> list
          for f, _before in changed],
         update_conflicts=True, unique_fields=["system", "coach", "race_key", "variant_id"], update_fields=["value"],
     )
-    coaches = {pk: (name, number) for pk, name, number in Coach.objects.filter(
-        pk__in={f.coach_id for f, _ in changed}).values_list("pk", "public_name", "number")}
-    places = formatting.rating_places(method)
+    numbers = dict(Coach.objects.filter(pk__in={f.coach_id for f, _ in changed}).values_list("pk", "number"))
     notices: list[Notice] = []
     recipients: set[int] = set()
     for figure, _before in changed:
@@ -369,59 +456,57 @@ def notices_record(*, run_id: int, system_id: int, published: list[int]) -> list
             recipients.add(owners[figure.coach_id])
     wanting, mailed = _wanted(recipients, system_id)
     for figure, before in changed:
-        after_text = formatting.fixed(figure.value, places)
-        what = f"{after_text} (was {formatting.fixed(before, places)})" if before is not None else f"{after_text} (new)"
-        key = f"{figure.race}, {figure.variant}"
         owner = owners.get(figure.coach_id)
-        told: list[tuple[int | None, str, str]] = [
-            (owner, NoticeKind.OWN_RATING, f"Your {system_name} rating ({key}) is now {what}"),
-            *((m, NoticeKind.FOLLOWED_RATING, f"{coaches[figure.coach_id][0]}'s {system_name} rating ({key}) is now {what}")
-              for m in sorted(followers[figure.coach_id]) if m != owner),
+        told = [
+            (owner, NoticeKind.OWN_RATING),
+            *((m, NoticeKind.FOLLOWED_RATING) for m in sorted(followers[figure.coach_id]) if m != owner),
         ]
-        for told_id, kind, title in told:
-            if told_id in wanting:
-                notices.append(Notice(
-                    member_id=told_id, kind=kind, system_id=system_id, coach_id=figure.coach_id, run_id=run_id, title=title,
-                    path=reverse("coach_detail", args=[coaches[figure.coach_id][1]]), before=before, after=figure.value,
-                ))
+        params = {"race": figure.race if figure.race_id else "", "variant": figure.variant}
+        notices += [
+            Notice(
+                member_id=told_id, kind=kind, system_id=system_id, coach_id=figure.coach_id, run_id=run_id, params=params,
+                path=reverse("coach_detail", args=[numbers[figure.coach_id]]), before=before, after=figure.value,
+                email_wanted=told_id in mailed,
+            )
+            for told_id, kind in told if told_id in wanting
+        ]
     newest = rating_selectors.publications_brief(ids=published)[-1:] if published else []
     for brief in newest:
         members = set(User.objects.filter(is_active=True).values_list("pk", flat=True))
         list_wanting, list_mailed = _wanted(members, system_id)
-        mailed |= list_mailed
         notices += [
             Notice(
                 member_id=pk, kind=NoticeKind.LIST_PUBLISHED, system_id=system_id, run_id=run_id,
-                title=f"{system_name}: the list of {brief.date:%B %Y} is published, {brief.rated} coaches rated",
+                params={"date": brief.date.isoformat(), "rated": brief.rated},
                 path=reverse("rating_list_detail", args=[slug, (brief.date.year, brief.date.month)]),
+                email_wanted=pk in list_mailed,
             )
             for pk in sorted(list_wanting)
         ]
     Notice.objects.bulk_create(notices, batch_size=1000)
-    to_mail = [notice for notice in notices if notice.member_id in mailed]
-    if to_mail:
-        transaction.on_commit(lambda: notices_mail(notices=to_mail))
     return notices
 
 
-def notices_mail(*, notices: list[Notice]) -> int:
-    """One e-mail per member with his new notices; returns the messages sent (a mail server that
-    fails is logged: the notices stay on the member's page and in his feed)."""
+def notices_mail(*, notices: list[Notice], fail_silently: bool = True) -> int:
+    """One e-mail per member with these notices of his, worded in the site's default language (the
+    site stores no member's language); each member's notices are marked mailed once his message went.
+    Returns the messages sent. A mail server that fails is logged (raised without `fail_silently`):
+    the notices stay on the member's page and in his feed, and those not mailed stay owed."""
     by_member: dict[int, list[Notice]] = defaultdict(list)
     for notice in notices:
         by_member[notice.member_id].append(notice)
-    addresses = dict(User.objects.filter(pk__in=by_member, is_active=True).exclude(email="").values_list("pk", "email"))
-    # in the site's default language: the member's language is not stored, and the notices' titles
-    # were written in it (a run has no reader)
-    with translation.override(settings.LANGUAGE_CODE):
-        messages = [
-            (_("Rating notices"), render_to_string("members/email/notices.txt", {
-                "notices": by_member[pk], "site": settings.SITE_URL.rstrip("/"),
-            }), None, [address])
-            for pk, address in addresses.items()
-        ]
+    addresses = dict(User.objects.filter(pk__in=by_member, is_active=True).exclude(email="").order_by("pk").values_list("pk", "email"))
+    site = settings.SITE_URL.rstrip("/")
+    sent_count = 0
     try:
-        return send_mass_mail(messages)
+        with translation.override(settings.LANGUAGE_CODE), get_connection() as connection:
+            for pk, address in addresses.items():
+                body = render_to_string("members/email/notices.txt", {"notices": by_member[pk], "site": site})
+                connection.send_messages([EmailMessage(_("Rating notices"), body, None, [address])])
+                Notice.objects.filter(pk__in=[n.pk for n in by_member[pk] if n.pk]).update(emailed_at=timezone.now())
+                sent_count += 1
     except Exception:
-        logger.exception("the notices of %s members could not be mailed", len(messages))
-        return 0
+        if not fail_silently:
+            raise
+        logger.exception("the notices of %s members could not be mailed", len(addresses) - sent_count)
+    return sent_count

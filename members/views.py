@@ -260,10 +260,10 @@ class NoticeFeed(Feed):
         return notice.title
 
     def item_description(self, notice):
-        return notice.title
+        return notice.text
 
     def item_link(self, notice):
-        return notice.path
+        return notice.href
 
     def item_guid(self, notice):
         # an Atom entry's id is an IRI that never changes: a tag URI (RFC 4151)

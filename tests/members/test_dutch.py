@@ -112,8 +112,8 @@ def test_the_coach_pages_follow_button_is_dutch(pair, mia):
 
 
 def test_notices_are_mailed_in_english_whatever_the_page_language(pair, mia):
-    """The site stores no member's language, and a notice's title is written once, in English: the
-    notices' e-mail stays English even when a Dutch page happens to be running."""
+    """The site stores no member's language: the notices' e-mail is worded in English even when a
+    Dutch page happens to be running (a notice recorded before keeps its English title)."""
     notice = Notice.objects.create(member=mia, kind=NoticeKind.LIST_PUBLISHED, title="Elo: a list", path="/lists/")
     with translation.override("nl"):
         assert services.notices_mail(notices=[notice]) == 1

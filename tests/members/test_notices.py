@@ -25,7 +25,9 @@ def client_of(user) -> Client:
 
 
 def rating_notices(user) -> list[tuple[str, str, float | None, float | None]]:
-    return list(Notice.objects.filter(member=user).exclude(kind="list").order_by("id").values_list("kind", "title", "before", "after"))
+    """His rating notices as (kind, title in English, before, after)."""
+    notices = Notice.objects.filter(member=user).exclude(kind="list").select_related("system", "coach").order_by("id")
+    return [(notice.kind, notice.title, notice.before, notice.after) for notice in notices]
 
 
 def test_a_member_follows_and_unfollows_a_coach_from_its_page(pair, mia):
@@ -108,7 +110,7 @@ def test_a_published_list_is_a_notice_for_members_who_want_its_system(pair, mia,
     quiet = member("quiet")
     services.preferences_update(member=quiet, email_notices=False, system_ids=[RatingSystem.objects.get(slug="glicko").pk])
     recalculate("elo", today=dt.date(2024, 4, 15))  # publishes the lists of April 2024 and before: the newest is told
-    lists = list(Notice.objects.filter(kind="list").values_list("member__username", "title", "path"))
+    lists = [(notice.member.username, notice.title, notice.path) for notice in Notice.objects.filter(kind="list")]
     assert lists == [("mia", "NAF Elo: the list of April 2024 is published, 2 coaches rated", "/lists/elo/2024-04/")]
     recalculate("elo", today=dt.date(2024, 4, 16))  # nothing new published
     assert Notice.objects.filter(kind="list").count() == 1
