@@ -3,6 +3,7 @@ the schedule of events, who attends, each event's play), then moved by whole wee
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import random
 from dataclasses import replace
 from decimal import Decimal
@@ -150,8 +151,8 @@ def _attendees(rng: random.Random, slot: _Slot, coaches: list[DemoCoach]) -> lis
             weight *= 0.01
         # Efraimidis-Spirakis: the k largest u^(1/w) are a weighted sample without replacement.
         keyed.append((rng.random() ** (1.0 / weight), coach.number, coach))
-    keyed.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    return [coach for _, _, coach in keyed[: min(slot.size, len(coaches))]]
+    # nlargest is sorted(reverse=True)[:n] without sorting the whole federation for each event
+    return [coach for _, _, coach in heapq.nlargest(min(slot.size, len(coaches)), keyed, key=lambda item: (item[0], item[1]))]
 
 
 
