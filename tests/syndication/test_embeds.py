@@ -127,6 +127,6 @@ def test_the_embeds_page_gives_the_snippets_for_the_choice(client, federation):
     html = client.get("/embed/?system=elo&country=NL&race=human&number=101").content.decode()
     assert '&lt;iframe src="http://testserver/embed/elo/country/nl/" title="NAF Elo ranking"' in html
     assert '&lt;iframe src="http://testserver/embed/elo/race/human/" title="NAF Elo ranking"' in html
-    assert '&lt;img src="http://testserver/embed/elo/badge/101.svg" alt=""&gt;' in html
+    assert '&lt;img src="http://testserver/embed/elo/badge/101.svg" alt="Rating badge of coach 101"&gt;' in html
     assert client.get("/embed/?number=abc").status_code == 400
     assert "&lt;iframe" not in client.get("/embed/").content.decode()
