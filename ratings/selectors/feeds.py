@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import F, Q
+
 from ratings.models import RANKING_ORDER, CurrentRating, PeriodSummary, Publication, RatingSystem
 from ratings.selectors.common import _by_ids, _event_id
 from ratings.selectors.rankings import ranking_current, ranking_variants
@@ -54,12 +56,12 @@ def coach_rating_changes(coach: Coach, systems: list[RatingSystem], *, limit: in
     """The coach's latest rating changes in these systems, newest first: one per period summary that
     moved a value (or gave the first one), a period of an event only when the event is public."""
     by_id = {system.pk: system for system in systems}
-    rows = list(
-        PeriodSummary.objects.filter(coach=coach, system__in=list(by_id))
+    # newest first on the coach's index; a few more than asked, as a period of an event no longer public is left out
+    moved = list(
+        PeriodSummary.objects.filter(Q(rl__isnull=True) | ~Q(rl=F("rn")), coach=coach, system__in=list(by_id))
         .values_list("system_id", "race__name", "race__slug", "variant__name", "variant__slug", "period", "effective", "rl", "rn")
-        .order_by("-effective", "system_id", "race__name", "variant__name", "period")
+        .order_by("-effective", "system_id", "race__name", "variant__name", "period")[:limit * 2]
     )
-    moved = [row for row in rows if row[7] is None or row[7] != row[8]]
     events = {event_id for event_id in (_event_id(row[5]) for row in moved) if event_id is not None}
     names = dict(_by_ids(Event.objects.public(), events).values_list("pk", "name")) if events else {}
     changes = []

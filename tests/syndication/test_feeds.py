@@ -9,6 +9,7 @@ from django.core.cache import cache
 from ratings.models import PeriodSummary, Publication
 from ratingsite.formatting import fixed
 from tests.syndication.conftest import HIDDEN_NAME, SUBMITTED_EVENT
+from tournaments.models import Event, EventStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -118,6 +119,17 @@ def test_a_hidden_coach_has_no_feed_and_his_name_is_in_no_feed(client, federatio
     assert client.get("/feeds/coaches/999/").status_code == 404
     for path in ("/feeds/events/", "/feeds/lists/elo/", "/feeds/coaches/101/", "/feeds/coaches/103/", "/feeds/coaches/110/"):
         assert HIDDEN_NAME not in response_text(client, path), path
+
+
+def test_an_event_no_longer_public_leaves_every_feed(client, federation):
+    derby = federation["summer"]
+    assert "Hidden Derby" in response_text(client, "/feeds/coaches/101/")
+    Event.objects.filter(pk=derby.pk).update(status=EventStatus.SUBMITTED)  # its ratings stay until the next run
+    cache.clear()
+    assert PeriodSummary.objects.filter(period=f"event:{derby.pk}").exists()
+    for path in ("/feeds/events/", "/feeds/coaches/101/", "/feeds/coaches/103/"):
+        assert "Hidden Derby" not in response_text(client, path), path
+    assert [entry["title"] for entry in entries(atom(client.get("/feeds/coaches/101/")))]
 
 
 def test_a_pseudonymous_coachs_feed_names_him_by_his_pseudonym_only(client, federation):
