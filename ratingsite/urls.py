@@ -30,6 +30,7 @@ urlpatterns += i18n_patterns(
     path("", include("members.urls")),
     path("", include("rating_pages.urls")),
     path("", include("assurance.urls")),
+    path("", include("syndication.urls")),
     path("", include("tournaments.urls")),
     prefix_default_language=False,
 )

@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "stats",
     "audit",
     "members",
+    "syndication",
     "ratingsite.apps.SiteConfig",
     "csp",
 ]
