@@ -9,5 +9,7 @@ class MembersConfig(AppConfig):
     def ready(self):
         from members import receivers
         from ratings import signals
+        from tournaments import signals as record_signals
 
         signals.run_committed.connect(receivers.notices_after_run, dispatch_uid="members-notices-after-run")
+        record_signals.coach_public_name_changed.connect(receivers.notices_rename, dispatch_uid="members-notices-rename")

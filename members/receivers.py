@@ -1,7 +1,14 @@
-"""What the members' app does when the ratings say something (ratings.signals), connected in MembersConfig.ready."""
+"""What the members' app does when the ratings or the record say something (ratings.signals,
+tournaments.signals), connected in MembersConfig.ready."""
 from members import services
 
 
 def notices_after_run(sender, *, run_id: int, system_id: int, published: list[int], **kwargs) -> None:
     """A run committed: record (and mail) the notices of the ratings it changed and the list it published."""
     services.notices_record(run_id=run_id, system_id=system_id, published=published)
+
+
+def notices_rename(sender, *, coach, before: str, after: str, **kwargs) -> None:
+    """A coach is shown under another name (a pseudonym, hidden, erased): his followers' notices, and
+    so their feeds, name him as the public sees him now."""
+    services.notices_rename(coach=coach, before=before, after=after)

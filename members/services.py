@@ -15,6 +15,8 @@ from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail, send_mass_mail
 from django.db import transaction
+from django.db.models import Value
+from django.db.models.functions import Replace
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -425,3 +427,13 @@ def notices_mail(*, notices: list[Notice]) -> int:
     except Exception:
         logger.exception("the notices of %s members could not be mailed", len(messages))
         return 0
+
+
+def notices_rename(*, coach: Coach, before: str, after: str) -> int:
+    """Name `coach` as `after` in the notices about him that name him (his followers' notices name him
+    as the public saw him then): the old public name stays in no member's page or feed. Answers how many."""
+    if not before or before == after:
+        return 0
+    return Notice.objects.filter(coach=coach, kind=NoticeKind.FOLLOWED_RATING, title__contains=before).update(
+        title=Replace("title", Value(before), Value(after)),
+    )

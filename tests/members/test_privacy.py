@@ -9,6 +9,9 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 
 from audit.models import Action, AuditRecord
+from members import services
+from members.models import Notice, NoticeKind
+from tournaments import privacy
 from tournaments.models import Coach, Visibility
 
 pytestmark = pytest.mark.django_db
@@ -179,3 +182,18 @@ def test_the_privacy_controls_are_in_dutch_at_nl(anna, mia):
     assert "Een pseudoniem naar keuze" in page
     response = client_of(mia).post("/nl/members/me/coaches/101/privacy/", {"visibility": "pseudonym", "pseudonym": ""})
     assert "Geef het pseudoniem op dat getoond moet worden." in response.content.decode()
+
+
+@pytest.mark.parametrize("visibility, pseudonym", [(Visibility.PSEUDONYM, "The Bull"), (Visibility.HIDDEN, "")])
+def test_a_followers_feed_names_the_coach_as_the_public_sees_him_now(pair, mia, visibility, pseudonym):
+    bert = pair["bert"]
+    Notice.objects.create(
+        member=mia, kind=NoticeKind.FOLLOWED_RATING, coach=bert, title="Bert Smith's NAF Elo rating is now 150.03",
+        path="/coaches/102/", before=148.59, after=150.03,
+    )
+    privacy.coach_privacy_set(coach=bert, visibility=visibility, pseudonym=pseudonym, actor=None)
+    shown_as = pseudonym or bert.label
+    feed = Client().get(f"/members/feed/{services.preferences_get(member=mia).feed_token}/").content.decode()
+    assert "Bert Smith" not in feed
+    assert f"{shown_as}'s NAF Elo rating is now 150.03" in feed
+    assert "Bert Smith" not in client_of(mia).get("/members/me/").content.decode()
