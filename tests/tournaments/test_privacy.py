@@ -96,6 +96,7 @@ def test_a_hidden_coach_shows_no_nationality_and_no_membership_on_any_public_pag
     coach_page = client.get("/coaches/101/").content.decode()
     assert "Netherlands" in coach_page and "Member since 2019." in coach_page  # before: shown
     assert _csv_row(_text(client.get("/rankings/elo/?_export=csv")), "101")["Nat."] == "NL"
+    assert ANNA in _text(client.get("/stats/top/?nationality=NL&_export=csv&_table=games"))
     assert set(PublishedEntry.objects.filter(coach_number=101).values_list("nationality", flat=True)) == {"NL"}
     privacy.coach_privacy_set(coach=anna, visibility=Visibility.HIDDEN, actor=None)
     label = coach_label(anna.pk)
@@ -112,6 +113,7 @@ def test_a_hidden_coach_shows_no_nationality_and_no_membership_on_any_public_pag
     assert "Netherlands" not in _row_of(client.get(f"/coaches/?q={label.split()[-1]}").content.decode(), label)
     top = _csv_row(_text(client.get("/stats/top/?_export=csv&_table=games")), label)
     assert top["Nationality"] == ""
+    assert label not in _text(client.get("/stats/top/?nationality=NL&_export=csv&_table=games"))
     # the lists published before and after the choice: her label alone, and their figures as published
     publication = Publication.objects.filter(system__slug="elo").order_by("-date").first()
     published = _csv_row(_text(client.get(f"/rankings/elo/{publication.date:%Y-%m}/?_export=csv")), label)
