@@ -12,5 +12,7 @@ class MembersConfig(AppConfig):
             tasks,  # noqa: F401  registers the notices' task, which the receiver sends by name
         )
         from ratings import signals
+        from tournaments import signals as record_signals
 
         signals.run_committed.connect(receivers.notices_after_run, dispatch_uid="members-notices-after-run")
+        record_signals.coach_public_name_changed.connect(receivers.notices_rename, dispatch_uid="members-notices-rename")

@@ -2,6 +2,8 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.models import Visibility
+
 
 class SignUpForm(UserCreationForm):
     email = forms.EmailField(
@@ -46,3 +48,23 @@ class DecisionForm(forms.Form):
 
 class ReleaseForm(forms.Form):
     reason = forms.CharField(label=_("Why release this claim"), max_length=1000)
+
+
+class MemberPrivacyForm(forms.Form):
+    """What the public sees of the member's own coach record (tournaments.privacy.coach_privacy_set decides)."""
+
+    visibility = forms.ChoiceField(label=_("Shown to the public"), widget=forms.RadioSelect, choices=[
+        (Visibility.PUBLIC, _("My name")),
+        (Visibility.PSEUDONYM, _("A pseudonym of my choice")),
+        (Visibility.HIDDEN, _("Nothing: an anonymous label (“Anonymous coach” and a code of my own)")),
+    ])
+    pseudonym = forms.CharField(
+        label=_("Pseudonym"), required=False, max_length=100,
+        help_text=_("Shown instead of your name when you choose a pseudonym."),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("visibility") == Visibility.PSEUDONYM and not " ".join((data.get("pseudonym") or "").split()):
+            self.add_error("pseudonym", _("Give the pseudonym to show."))
+        return data

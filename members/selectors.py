@@ -14,6 +14,16 @@ def claimed_coach(*, member) -> Coach | None:
     return Coach.objects.filter(user=member).first()
 
 
+def claimed_coaches(*, member) -> list[Coach]:
+    """Every coach record the member holds (one today: a claim is one coach per member)."""
+    return list(Coach.objects.filter(user=member).order_by("number"))
+
+
+def claimed_coach_get(*, member, number: int) -> Coach | None:
+    """The member's own coach with this number, or None (another's coach, or no such number)."""
+    return Coach.objects.filter(user=member, number=number).first()
+
+
 def member_ratings(*, coach: Coach | None) -> list:
     """The claimed coach's current ratings in every rating system (none without a coach)."""
     return rating_selectors.coach_ratings(coach) if coach is not None else []

@@ -17,7 +17,8 @@ from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage, get_connection, send_mail
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Replace
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -510,3 +511,15 @@ def notices_mail(*, notices: list[Notice], fail_silently: bool = True) -> int:
             raise
         logger.exception("the notices of %s members could not be mailed", len(addresses) - sent_count)
     return sent_count
+
+
+def notices_rename(*, coach: Coach, before: str, after: str) -> int:
+    """Name `coach` as `after` in the notices about him that name him (his followers' notices name him
+    as the public saw him then): the old public name stays in no member's page or feed. Answers how many."""
+    if not before or before == after:
+        return 0
+    # a notice is worded when read, with the coach's name as it is then; only a title kept from before
+    # that (members 0002's fallback) still holds the old name
+    return Notice.objects.filter(coach=coach, kind=NoticeKind.FOLLOWED_RATING, fallback_title__contains=before).update(
+        fallback_title=Replace("fallback_title", Value(before), Value(after)),
+    )

@@ -8,19 +8,22 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.syndication.views import Feed
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.formats import date_format
 from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from members import selectors, services
-from members.forms import ClaimCodeForm, ClaimRequestForm, PreferencesForm, SignUpForm
+from members.forms import ClaimCodeForm, ClaimRequestForm, MemberPrivacyForm, PreferencesForm, SignUpForm
 from ratingsite.login_limits import minutes_text, requests_counted
 from ratingsite.middleware import client_address
+from tournaments import privacy
 from tournaments.models import Coach
 
 User = get_user_model()
@@ -92,7 +95,21 @@ def sign_up_confirm(request, uidb64: str, token: str):
 # --- the member's page ------------------------------------------------------------------------------
 
 
-def _home_context(member, preferences_form=None) -> dict:
+def _privacy_form(coach: Coach, data=None) -> MemberPrivacyForm:
+    return MemberPrivacyForm(data, initial={"visibility": coach.visibility, "pseudonym": coach.pseudonym},
+                             auto_id=f"id_privacy_{coach.number}_%s")
+
+
+def _privacy_context(member, bound: MemberPrivacyForm | None = None, bound_number: int | None = None) -> list[dict]:
+    """Each claimed coach with its privacy form (the one posted, with its errors) and its erasure's due date."""
+    return [
+        {"coach": coach, "form": bound if bound is not None and coach.number == bound_number else _privacy_form(coach),
+         "erasure_due": privacy.erasure_due_at(coach) if coach.erasure_requested_at else None}
+        for coach in selectors.claimed_coaches(member=member)
+    ]
+
+
+def _home_context(member, preferences_form=None, privacy_form=None, privacy_number=None) -> dict:
     coach = selectors.claimed_coach(member=member)
     preferences = services.preferences_get(member=member)
     return {
@@ -105,6 +122,7 @@ def _home_context(member, preferences_form=None) -> dict:
             "email_notices": preferences.email_notices, "systems": list(preferences.systems.values_list("pk", flat=True)),
         }),
         "feed_path": reverse("member_feed", args=[preferences.feed_token]),
+        "privacy": _privacy_context(member, privacy_form, privacy_number),
     }
 
 
@@ -181,6 +199,82 @@ def member_claim(request):
     return render(request, "members/claim.html", {
         "code_form": code_form, "request_form": request_form, "coach": selectors.claimed_coach(member=request.user),
     }, status=status)
+
+
+# --- the member's privacy: what the public sees of his coach, his data, his erasure ----------------
+
+
+def _own_coach(request, number: int) -> Coach:
+    """The member's own claimed coach: any other number (another's coach, or none) is a 404, telling nothing."""
+    coach = selectors.claimed_coach_get(member=request.user, number=number)
+    if coach is None:
+        raise Http404(_("You hold no coach record with this number."))
+    return coach
+
+
+@login_required
+@require_POST
+def member_privacy(request, number: int):
+    coach = _own_coach(request, number)
+    form = _privacy_form(coach, request.POST)
+    if form.is_valid():
+        try:
+            coach = privacy.coach_privacy_set(coach=coach, visibility=form.cleaned_data["visibility"],
+                                              pseudonym=form.cleaned_data["pseudonym"], actor=request.user)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, _("The public now sees coach %(number)s as “%(name)s”.") % {
+                "number": coach.number, "name": coach.public_name,
+            })
+            return redirect("member_home")
+    messages.error(request, _("Your choice is not saved: see the message beside it."))
+    return render(request, "members/home.html", _home_context(request.user, privacy_form=form, privacy_number=coach.number),
+                  status=400)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def member_erasure(request, number: int):
+    """GET says what an erasure does and when it would fall due; POST asks for it."""
+    coach = _own_coach(request, number)
+    if request.method == "POST":
+        try:
+            coach = privacy.coach_erasure_request(coach=coach, actor=request.user)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, _("Coach %(number)s will be erased on %(day)s, unless you cancel it or log in before then.") % {
+                "number": coach.number, "day": date_format(privacy.erasure_due_at(coach), "DATE_FORMAT"),
+            })
+        return redirect("member_home")
+    if coach.erasure_requested_at is not None:
+        return redirect("member_home")
+    return render(request, "members/erasure_confirm.html", {
+        "coach": coach, "erasure_due": timezone.now() + privacy.ERASURE_GRACE, "grace_days": privacy.ERASURE_GRACE.days,
+        "label": coach.label,
+    })
+
+
+@login_required
+@require_POST
+def member_erasure_cancel(request, number: int):
+    coach = _own_coach(request, number)
+    privacy.coach_erasure_cancel(coach=coach, actor=request.user, note="cancelled by the member")
+    messages.success(request, _("The erasure of coach %(number)s is cancelled.") % {"number": coach.number})
+    return redirect("member_home")
+
+
+@login_required
+@require_http_methods(["GET"])
+def member_data(request, number: int):
+    """Everything held about the member's coach, as a JSON download (the export is on record)."""
+    coach = _own_coach(request, number)
+    data = privacy.coach_data_export(coach=coach, actor=request.user)
+    response = JsonResponse(data, json_dumps_params={"indent": 2, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="coach-{coach.number}-data.json"'
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 # --- following --------------------------------------------------------------------------------------

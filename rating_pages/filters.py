@@ -13,7 +13,7 @@ from django_countries import countries
 from ratings.choices import RunStatus, Trigger
 from ratings.selectors import staff_systems
 from ratingsite.widgets import FastSelect
-from tournaments.models import Coach, Event, EventStatus, Race, Variant
+from tournaments.models import Coach, Event, EventStatus, Race, Variant, Visibility
 from tournaments.selectors import coach_search_q
 
 CHOICES_TIMEOUT = 300  # seconds; saving a race, variant or coach drops them at once (in this process's cache)
@@ -81,7 +81,7 @@ class RankingFilter(django_filters.FilterSet):
     )
     country = django_filters.ChoiceFilter(
         field_name="coach__nationality", choices=coach_countries, empty_label="All countries", label="Nationality",
-        widget=FastSelect,
+        widget=FastSelect, method="filter_country",
     )
     active = django_filters.BooleanFilter(
         method="filter_active", widget=forms.CheckboxInput, label="Ranked only (hide \u201c-\u201d entries)"
@@ -95,6 +95,10 @@ class RankingFilter(django_filters.FilterSet):
         if not per_race:
             # a pooled system has no race in its keys
             del self.filters["race"]
+
+    def filter_country(self, queryset, name, value):
+        # a hidden coach shows no nationality, so no country finds him either
+        return queryset.filter(**{name: value}).exclude(coach__visibility=Visibility.HIDDEN) if value else queryset
 
     def filter_active(self, queryset, name, value):
         return queryset.filter(rank__isnull=False) if value else queryset
@@ -143,6 +147,7 @@ class CoachFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="filter_q", label="Name or number", max_length=100)
     country = django_filters.ChoiceFilter(
         field_name="nationality", choices=coach_countries, empty_label="All countries", label="Country", widget=FastSelect,
+        method="filter_country",
         error_messages={"invalid_choice": "No coach has the nationality “%(value)s”: choose a country from the list."},
     )
 
@@ -153,6 +158,10 @@ class CoachFilter(django_filters.FilterSet):
 
     def filter_q(self, queryset, name, value):
         return queryset.filter(coach_search_q(value, public=True)) if value.strip() else queryset
+
+    def filter_country(self, queryset, name, value):
+        # a hidden coach shows no nationality, so no country finds him either
+        return queryset.filter(nationality=value).exclude(visibility=Visibility.HIDDEN) if value else queryset
 
 
 class EventFilter(django_filters.FilterSet):

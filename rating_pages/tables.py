@@ -25,7 +25,7 @@ from django_countries import countries
 from rating_pages.columns import presentation
 from ratingsite.formatting import fixed, rating_places, signed
 from ratingsite.languages import on_page
-from tournaments.models import EventStatus
+from tournaments.models import EventStatus, Visibility
 
 TABLE_ATTRS = {"class": "data"}
 NUM = {"th": {"class": "num"}, "td": {"class": "num"}}
@@ -153,6 +153,11 @@ class FastRowsTable(tables.Table):
             yield [cell(record)[0] for cell in cells]
 
 
+def _public_nationality(coach: dict) -> str:
+    """A coach's nationality code as the public sees it: none for a hidden coach (his label stands alone)."""
+    return "" if coach.get("visibility") == Visibility.HIDDEN else coach["nationality"] or ""
+
+
 def _plain_record(row: dict) -> SimpleNamespace:
     """A values() row as the cells read a model instance: "coach__public_name" as record.coach.public_name."""
     record, related = SimpleNamespace(), {}
@@ -168,7 +173,8 @@ def _plain_record(row: dict) -> SimpleNamespace:
 
 
 RANKING_FIELDS = (
-    "rank", "overall_rank", "coach__public_name", "coach__number", "coach__nationality", "race_id", "race__name", "race__slug",
+    "rank", "overall_rank", "coach__public_name", "coach__number", "coach__nationality", "coach__visibility",
+    "race_id", "race__name", "race__slug",
     "variant__name", "variant__slug", "value", "mu", "phi", "nv", "games",
 )
 
@@ -251,13 +257,13 @@ class RankingTable(FastRowsTable):
         return _plain(str(record.coach.number))
 
     def cell_nationality(self, record):
-        code = vars(record.coach)["nationality"] or ""  # the stored code, without a Country object per row
+        code = _public_nationality(vars(record.coach))  # the stored code, without a Country object per row
         if not hasattr(self, "_language"):
             self._language = get_language()
         return code, format_html('<abbr title="{}">{}</abbr>', _country_name(code, self._language), code) if code else ""
 
     def plain_nationality(self, record):
-        return vars(record.coach)["nationality"] or "", None
+        return _public_nationality(vars(record.coach)), None
 
     def cell_race(self, record):
         return _plain(record.race.name if record.race_id else "")
@@ -601,7 +607,7 @@ class CoachTable(FastRowsTable):
         return record.public_name, _link(self._coach_url(record.number), record.public_name)
 
     def cell_nationality(self, record):
-        code = vars(record)["nationality"] or ""  # the stored code, without a Country object per row
+        code = _public_nationality(vars(record))  # the stored code, without a Country object per row
         if not hasattr(self, "_language"):
             self._language = get_language()
         return _plain(_country_name(code, self._language) if code else "")

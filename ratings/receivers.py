@@ -44,7 +44,8 @@ def sanction_preview(sender, *, event, **kwargs) -> str:
 def rename_published(sender, *, coach, after: str, **kwargs) -> None:
     """What the public sees of a coach changed: the published lists show him so too."""
     page_cache.bump_on_commit()
-    services.published_names_replace(coach_number=coach.number, name=after)
+    nationality = str(coach.nationality or "") if coach.public_details_shown else ""  # a hidden coach: his label alone
+    services.published_names_replace(coach_number=coach.number, name=after, nationality=nationality)
 
 
 def coach_ratings_data(sender, *, coach, **kwargs) -> dict:

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
 from ratingsite.widgets import FastSelect
-from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant, public_q
+from tournaments.models import Coach, Event, EventStatus, Game, Race, Variant, Visibility, public_q
 
 from .models import ROLL_UPS, SLICE
 from .ordering import game_order
@@ -59,7 +59,7 @@ class Filters:
         if coach and self.coach is not None:
             q &= Q(coach=self.coach)
         if self.nationality:
-            q &= Q(coach__nationality=self.nationality)
+            q &= of_nationality(self.nationality)
         return q
 
     def event_q(self, prefix: str = "event__") -> Q:
@@ -247,8 +247,13 @@ class StatsFilter(django_filters.FilterSet):
                 return queryset.none()
             return queryset.filter(Filters(year=value).event_q(), played_at__range=(bounds["first"], bounds["last"]))
         if name == "nationality":
-            return queryset.filter(Q(home_coach__nationality=value) | Q(away_coach__nationality=value))
+            return queryset.filter(of_nationality(value, "home_coach__") | of_nationality(value, "away_coach__"))
         return queryset.filter(Filters(**{name: _plain(name, value)}).event_q())
+
+
+def of_nationality(code: str, prefix: str = "coach__") -> Q:
+    """The coaches of this nationality the public may know of: a hidden coach shows none, so no country finds him."""
+    return Q(**{f"{prefix}nationality": code}) & ~Q(**{f"{prefix}visibility": Visibility.HIDDEN})
 
 
 def _plain(name: str, value):

@@ -304,7 +304,8 @@ def with_coach_names(*row_lists) -> list[dict] | tuple[list[dict], ...]:
     coaches = Coach.objects.in_bulk([row["coach"] for rows in lists for row in rows])
     for row in (row for rows in lists for row in rows):
         coach = coaches[row["coach"]]
-        row.update(coach__number=coach.number, coach__public_name=coach.public_name, coach__nationality=coach.nationality.code)
+        nationality = coach.nationality.code if coach.public_details_shown else ""  # a hidden coach: his label only
+        row.update(coach__number=coach.number, coach__public_name=coach.public_name, coach__nationality=nationality)
     return lists[0] if len(lists) == 1 else tuple(lists)
 
 

@@ -203,6 +203,12 @@ class Coach(models.Model):
     def label(self) -> str:
         return coach_label(self.pk)
 
+    @property
+    def public_details_shown(self) -> bool:
+        """Whether the public pages may show more of the coach than his public name (his nationality,
+        his membership): not for a hidden or erased coach, whom only the anonymous label stands for."""
+        return self.visibility != Visibility.HIDDEN and self.erased_at is None
+
     def public_name_now(self) -> str:
         """The one display rule: the name, the pseudonym, or the anonymous label (hidden or erased)."""
         if self.visibility == Visibility.PSEUDONYM and self.pseudonym.strip():

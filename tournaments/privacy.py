@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from audit.models import Action
 from audit.selectors import audit_records_for
@@ -45,17 +46,19 @@ def coach_privacy_set(*, coach: Coach, visibility: str, pseudonym: str = "", act
     The games stay rated either way. The audit record keeps the choice, not the names."""
     coach = Coach.objects.select_for_update().get(pk=coach.pk)
     if coach.erased_at is not None:
-        raise ValidationError("This coach has been erased: the anonymous label stays.")
+        raise ValidationError(_("This coach has been erased: the anonymous label stays."))
     if visibility not in Visibility.values:
-        raise ValidationError(f"“{visibility}” is no choice of visibility.")
+        raise ValidationError(_("“%(visibility)s” is no choice of visibility.") % {"visibility": visibility})
     pseudonym = " ".join(pseudonym.split())[:PSEUDONYM_LENGTH] if visibility == Visibility.PSEUDONYM else ""
     if visibility == Visibility.PSEUDONYM:
         if not pseudonym:
-            raise ValidationError("Give the pseudonym to show.")
+            raise ValidationError(_("Give the pseudonym to show."))
         if pseudonym.casefold().startswith(ANONYMOUS_LABEL.casefold()):
-            raise ValidationError(f"A pseudonym cannot start with “{ANONYMOUS_LABEL}”: that is the label of hidden coaches.")
+            raise ValidationError(
+                _("A pseudonym cannot start with “%(label)s”: that is the label of hidden coaches.") % {"label": ANONYMOUS_LABEL},
+            )
         if Coach.objects.filter(public_name__iexact=pseudonym).exclude(pk=coach.pk).exists():
-            raise ValidationError("Another coach is shown under this name: choose another pseudonym.")
+            raise ValidationError(_("Another coach is shown under this name: choose another pseudonym."))
     before, before_visibility = coach.public_name, coach.visibility
     coach.visibility, coach.pseudonym = visibility, pseudonym
     coach.save(update_fields=["visibility", "pseudonym"])
@@ -70,7 +73,7 @@ def coach_erasure_request(*, coach: Coach, actor, now: dt.datetime | None = None
     """Ask for the coach's erasure: it is carried out once ERASURE_GRACE has passed, unless cancelled."""
     coach = Coach.objects.select_for_update().get(pk=coach.pk)
     if coach.erased_at is not None:
-        raise ValidationError("This coach has already been erased.")
+        raise ValidationError(_("This coach has already been erased."))
     if coach.erasure_requested_at is None:
         coach.erasure_requested_at = now or timezone.now()
         coach.save(update_fields=["erasure_requested_at"])
@@ -128,7 +131,7 @@ def coach_erase(*, coach: Coach, actor=None, today: dt.date | None = None) -> Co
     coach = Coach.objects.select_for_update().get(pk=coach.pk)
     before = coach.public_name
     _erase(coach)
-    entry, _ = CoachErasure.objects.get_or_create(coach_id=coach.pk, defaults={"erased_on": today or timezone.localdate()})
+    entry, _created = CoachErasure.objects.get_or_create(coach_id=coach.pk, defaults={"erased_on": today or timezone.localdate()})
     transaction.on_commit(lambda: erasure_log_write(coach_id=entry.coach_id, erased_on=entry.erased_on))
     audit_record(actor=actor, action=Action.COACH_ERASE, obj=coach, after={"erased": True})
     _public_name_changed(coach, before)
@@ -245,7 +248,7 @@ def coach_data(*, coach: Coach) -> dict:
             for r in audit_records_for(obj=coach).order_by("at", "id")
         ],
     }
-    for _, part in signals.coach_data_collected.send(sender=Coach, coach=coach):
+    for _receiver, part in signals.coach_data_collected.send(sender=Coach, coach=coach):
         data.update(part if isinstance(part, dict) else {})
     return json.loads(json.dumps(data, default=str))
 

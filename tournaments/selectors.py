@@ -138,7 +138,7 @@ def coach_search_q(text: str, *, path: str = "", numbers: bool = True, public: b
 
 def coach_directory() -> QuerySet[Coach]:
     """Every coach, by the name the public sees as searches compare it (so "Ádám" files with "Adam"), then number."""
-    return Coach.objects.only("pk", "number", "public_name", "nationality").order_by("public_search_name", "number")
+    return Coach.objects.only("pk", "number", "public_name", "nationality", "visibility").order_by("public_search_name", "number")
 
 
 def coach_game_counts(*, coach_ids: Iterable[int]) -> dict[int, int]:

@@ -10,14 +10,14 @@ from collections.abc import Iterable, Iterator
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from audit.models import Action
 from audit.services import audit_record
 from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, RecalculationRun, RunStatus
 from ratingsite import page_cache
-from tournaments.models import Coach, Game, Race, Variant
+from tournaments.models import Coach, Game, Race, Variant, Visibility
 
 # the entry's figures, then the coach, race and variant as named on the day
 _COPIED = ("value", "mu", "phi", "sigma", "nv", "games", "rank", "overall_rank", "change", "games_counted", "games_played")
@@ -161,23 +161,30 @@ def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> N
         cursor.execute(
             f"INSERT INTO {published} (publication_id, coach_number, coach_name, nationality, race_slug, race_name,"
             f" variant_slug, variant_name, {', '.join(_COPIED)})"
-            f" SELECT %s, c.number, c.public_name, coalesce(c.nationality, ''), coalesce(r.slug, ''), coalesce(r.name, ''),"
+            # a hidden coach is published under his label alone, without his nationality
+            f" SELECT %s, c.number, c.public_name, CASE WHEN c.visibility = %s THEN '' ELSE coalesce(c.nationality, '') END,"
+            f" coalesce(r.slug, ''), coalesce(r.name, ''),"
             f" v.slug, v.name, {figures}"
             f" FROM {entry} e JOIN {coach} c ON c.id = e.coach_id LEFT JOIN {race} r ON r.id = e.race_id"
             # the system too: on PostgreSQL it picks the system's partition of the entries
             f" JOIN {variant} v ON v.id = e.variant_id WHERE e.system_id = %s AND e.rating_list_id = %s",
-            [publication_id, system_id, rating_list_id],
+            [publication_id, Visibility.HIDDEN, system_id, rating_list_id],
         )
 
 
-def published_names_replace(*, coach_number: int, name: str) -> int:
+def published_names_replace(*, coach_number: int, name: str, nationality: str | None = None) -> int:
     """Show the coach under `name` in every published list (his choice of privacy, or his erasure),
-    each list's digest taken again over its entries so renamed: the figures stay exactly as
-    published, and verify_ratings checks them as before. Answers the publications renamed."""
-    ids = set(PublishedEntry.objects.filter(coach_number=coach_number).exclude(coach_name=name).values_list("publication_id", flat=True))
+    and with `nationality` if given ("" for a hidden coach), each list's digest taken again over its
+    entries so renamed: the figures stay exactly as published, and verify_ratings checks them as
+    before. Answers the publications renamed."""
+    changes = {"coach_name": name} if nationality is None else {"coach_name": name, "nationality": nationality}
+    differs = Q()
+    for field, value in changes.items():
+        differs |= ~Q(**{field: value})
+    ids = set(PublishedEntry.objects.filter(differs, coach_number=coach_number).values_list("publication_id", flat=True))
     if not ids:
         return 0
-    PublishedEntry.objects.filter(coach_number=coach_number, publication_id__in=ids).update(coach_name=name)
+    PublishedEntry.objects.filter(coach_number=coach_number, publication_id__in=ids).update(**changes)
     publications = list(Publication.objects.filter(pk__in=ids).order_by("pk"))
     for publication, entries in publications_entries(publications):
         publication.digest = entries_digest(publication_header(publication), entries)

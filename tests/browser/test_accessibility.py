@@ -17,7 +17,7 @@ from tests.browser.test_phones import draft_with_a_round
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.roles import member, organiser, staff
 from tests.web.conftest import build_league, recalculate_all
-from tournaments.models import Event, EventStatus
+from tournaments.models import Coach, Event, EventStatus
 from tournaments.services import event_submit
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -71,6 +71,8 @@ PUBLIC = [
     ("sign-up", None, "/accounts/signup/"),
     ("member page", "mia", "/members/me/"),
     ("member claim", "mia", "/members/me/claim/"),
+    ("member privacy", "max", "/nl/members/me/"),
+    ("member erasure", "max", "/members/me/coaches/103/erasure/"),
     ("about privacy", None, "/about/privacy/"),
     ("embeds page", None, "/embed/?system=elo&country=NL&race=human&number=101"),
     ("embedded country leaderboard", None, "/embed/elo/country/nl/"),
@@ -115,8 +117,8 @@ PAGES = PUBLIC + ORGANISER + STAFF
 @pytest.fixture
 def site(transactional_db):
     """The web tests' league with its statistics, an organiser's draft with a round of games, and a
-    submitted event waiting for staff, a member who asked staff for coach 102's record: the pks the
-    addresses need."""
+    submitted event waiting for staff, a member who asked staff for coach 102's record, a member who
+    holds coach 103's (his privacy controls): the pks the addresses need."""
     from ratings.models import RatingSystem, RecalculationRun
 
     league = build_league()
@@ -130,8 +132,10 @@ def site(transactional_db):
     event_submit(event=Event.objects.get(pk=submitted.pk), actor=olga)
     mia = member("mia")
     claim_request(member=mia, number=102, note="I played the Dutch Open.")
+    max_ = member("max")
+    Coach.objects.filter(number=103).update(user=max_)
     return {
-        "users": {"olga": olga, "sam": sam, "mia": mia},
+        "users": {"olga": olga, "sam": sam, "mia": mia, "max": max_},
         "pks": {
             "draft": draft.pk, "submitted": submitted.pk, "dutch": league["dutch"].pk, "cup": league["cup"].pk,
             "run": RecalculationRun.objects.latest("pk").pk, "elo": RatingSystem.objects.get(slug="elo").pk, "olga": olga.pk,

@@ -1,5 +1,6 @@
 """A coach's privacy: a pseudonym or a hidden profile everywhere the public looks, the copy of his
 data, and his erasure (grace period, cancelled by a login, carried out, replayed after a restore)."""
+import csv
 import datetime as dt
 import io
 import json
@@ -81,6 +82,62 @@ def test_a_pseudonym_or_a_hidden_profile_replaces_the_name_everywhere_public(cli
     staff_client = Client()
     staff_client.force_login(sam)
     assert ANNA in staff_client.get(f"/staff/coaches/{anna.number}/privacy/").content.decode()
+
+
+def _csv_row(text: str, number: str) -> dict[str, str]:
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return next(row for row in rows if number in row.values())
+
+
+def test_a_hidden_coach_shows_no_nationality_and_no_membership_on_any_public_page(client, league):
+    anna = league["anna"]
+    anna.member_since = dt.date(2019, 4, 1)
+    anna.save(update_fields=["member_since"])
+    coach_page = client.get("/coaches/101/").content.decode()
+    assert "Netherlands" in coach_page and "Member since 2019." in coach_page  # before: shown
+    assert _csv_row(_text(client.get("/rankings/elo/?_export=csv")), "101")["Nat."] == "NL"
+    assert ANNA in _text(client.get("/stats/top/?nationality=NL&_export=csv&_table=games"))
+    assert set(PublishedEntry.objects.filter(coach_number=101).values_list("nationality", flat=True)) == {"NL"}
+    privacy.coach_privacy_set(coach=anna, visibility=Visibility.HIDDEN, actor=None)
+    label = coach_label(anna.pk)
+    coach_page = client.get("/coaches/101/").content.decode()
+    assert label in coach_page
+    assert "Netherlands" not in coach_page and "Member since" not in coach_page and "2019" not in coach_page
+    ranking = _csv_row(_text(client.get("/rankings/elo/?_export=csv")), label)
+    assert (ranking["Number"], ranking["Nat."]) == ("101", "")
+    assert '<abbr title="Netherlands">NL</abbr>' not in _row_of(client.get("/rankings/elo/").content.decode(), label)
+    # no country finds her, nor does it show in the directory beside her label
+    assert label not in client.get("/rankings/elo/?country=NL").content.decode()
+    assert label in client.get("/rankings/elo/").content.decode()
+    assert label not in client.get("/coaches/?country=NL").content.decode()
+    assert "Netherlands" not in _row_of(client.get(f"/coaches/?q={label.split()[-1]}").content.decode(), label)
+    top = _csv_row(_text(client.get("/stats/top/?_export=csv&_table=games")), label)
+    assert top["Nationality"] == ""
+    assert label not in _text(client.get("/stats/top/?nationality=NL&_export=csv&_table=games"))
+    # the lists published before and after the choice: her label alone, and their figures as published
+    publication = Publication.objects.filter(system__slug="elo").order_by("-date").first()
+    published = _csv_row(_text(client.get(f"/rankings/elo/{publication.date:%Y-%m}/?_export=csv")), label)
+    assert (published["Number"], published["Nat."]) == ("101", "")
+    recalculate_all(dt.date(2024, 11, 15))
+    assert set(PublishedEntry.objects.filter(coach_number=101).values_list("nationality", flat=True)) == {""}
+    call_command("verify_ratings", "--today", "2024-11-15", stdout=io.StringIO())  # raises on any difference
+    # shown again: her nationality is back on the lists
+    privacy.coach_privacy_set(coach=anna, visibility=Visibility.PUBLIC, actor=None)
+    assert set(PublishedEntry.objects.filter(coach_number=101).values_list("nationality", flat=True)) == {"NL"}
+
+
+def test_a_pseudonym_keeps_the_nationality_but_not_the_name(client, league):
+    anna = league["anna"]
+    privacy.coach_privacy_set(coach=anna, visibility=Visibility.PSEUDONYM, pseudonym="Red Baron", actor=None)
+    assert "Netherlands" in client.get("/coaches/101/").content.decode()
+    row = _csv_row(_text(client.get("/rankings/elo/?_export=csv")), "Red Baron")
+    assert (row["Number"], row["Nat."]) == ("101", "NL")
+    assert "Red Baron" in client.get("/rankings/elo/?country=NL").content.decode()
+
+
+def _row_of(html: str, text: str) -> str:
+    """The table row of `html` that holds `text`."""
+    return next(row for row in html.split("<tr") if text in row)
 
 
 def test_a_list_published_after_the_choice_names_the_coach_as_he_chose(league):
