@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from operator import attrgetter
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -23,13 +23,19 @@ class BadCursor(ValueError):
 
 @dataclass(frozen=True)
 class Order:
-    """A unique sort: (field, descending) pairs whose values are never null, the last one unique."""
+    """A unique sort: (field, descending) pairs, the last one unique. Only the fields named in
+    `nulls_last` may be null: ascending, with the nulls after every value (as an index gives them on
+    PostgreSQL, so the sort reads the index)."""
 
     fields: tuple[tuple[str, bool], ...]
     name: str  # tells one list's cursor from another's
+    nulls_last: frozenset[str] = frozenset()
 
-    def sort(self) -> list[str]:
-        return [f"-{name}" if descending else name for name, descending in self.fields]
+    def sort(self) -> list:
+        return [
+            F(name).asc(nulls_last=True) if name in self.nulls_last else (f"-{name}" if descending else name)
+            for name, descending in self.fields
+        ]
 
 
 def _encode_value(value):
@@ -75,6 +81,11 @@ def _after(order: Order, values: list) -> Q:
     found = Q(pk__in=[])
     equal = Q()
     for (name, descending), value in zip(order.fields, values, strict=True):
+        if name in order.nulls_last:
+            if value is not None:  # a null is after every value
+                found |= equal & (Q(**{f"{name}__gt": value}) | Q(**{f"{name}__isnull": True}))
+            equal &= Q(**{f"{name}__isnull": True}) if value is None else Q(**{name: value})
+            continue
         found |= equal & Q(**{f"{name}__{'lt' if descending else 'gt'}": value})
         equal &= Q(**{name: value})
     return found

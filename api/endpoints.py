@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import F, IntegerField, Value
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from django.http import HttpRequest
 from ninja import NinjaAPI, Query, Schema
 from ninja.errors import HttpError
@@ -30,10 +29,11 @@ api = NinjaAPI(
     openapi_url="/schema/",
 )
 
-LAST = 2**31 - 1  # an unranked entry's rank for the sort: after every ranked one
-
-RATINGS = Order((("rank_key", False), ("value", True), ("coach_id", False), ("id", False)), "ratings")
-ENTRIES = Order((("rank_key", False), ("value", True), ("coach_number", False), ("id", False)), "entries")
+# best first, the unranked after the ranked (the ranking pages' order, on their index), the id last: unique
+RATINGS = Order((("overall_rank", False), ("value", True), ("coach_id", False), ("id", False)), "ratings",
+                nulls_last=frozenset({"overall_rank"}))
+ENTRIES = Order((("overall_rank", False), ("value", True), ("coach_number", False), ("id", False)), "entries",
+                nulls_last=frozenset({"overall_rank"}))
 COACHES = Order((("public_search_name", False), ("number", False)), "coaches")
 EVENTS = Order((("start_date", True), ("id", True)), "events")
 GAMES = Order((("round_number", False), ("played_at", False), ("id", False)), "games")
@@ -160,7 +160,7 @@ def ratings(request, slug: str, filters: Query[RankingFilters]):
             raise HttpError(400, f"There is no race “{filters.race}”.")
     queryset = selectors.ranking_filtered(
         system, variant=variant, race=race, country=filters.country.upper(), active=filters.active, name=filters.name,
-    ).annotate(rank_key=Coalesce("overall_rank", Value(LAST), output_field=IntegerField()))
+    )
     rows, links = _paged(request, queryset, RATINGS, filters.cursor, filters.limit)
     return {"items": [_rating(system, row) for row in rows], **links}
 
@@ -377,7 +377,7 @@ def publication_entries(request, slug: str, month: str, filters: Query[EntryFilt
     queryset = selectors.published_filtered(
         publication, variant=filters.variant, race=filters.race, country=filters.country.upper(), active=filters.active,
         name=filters.name,
-    ).annotate(rank_key=Coalesce("overall_rank", Value(LAST), output_field=IntegerField()))
+    )
     rows, links = _paged(request, queryset, ENTRIES, filters.cursor, filters.limit)
     shown = coach_visibilities(numbers={row.coach_number for row in rows})
     places = rating_places(publication.system.method)

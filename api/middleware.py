@@ -143,8 +143,10 @@ class ApiMiddleware:
         counter = f"api-rate:{client}:{window}"
         try:
             limits = caches["limits"]
-            limits.add(counter, 0, WINDOW + 5)
-            used = limits.incr(counter)
+            try:  # one round trip but for a client's first request of the minute
+                used = limits.incr(counter)
+            except ValueError:
+                used = 1 if limits.add(counter, 1, WINDOW + 5) else limits.incr(counter)
         except Exception:  # a cache that is out limits no one: the reads are cheap, and the site stays up
             logger.warning("The API's rate limits could not be counted: request let through.", exc_info=True)
             return limit, limit

@@ -13,7 +13,7 @@ from api.keys import api_key_issue
 from ratings.models import Publication, RatingSystem
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.scopes import kept_for_the_module
-from tests.web.conftest import build_league, recalculate_all
+from tests.web.conftest import build_league, recalculate_all, tables_of
 from tournaments.models import EventStatus, Visibility
 from tournaments.privacy import coach_privacy_set
 
@@ -97,7 +97,10 @@ def test_current_ratings_equal_the_export_and_the_page(client, league, system):
     items = every_page(client, f"/api/v1/systems/{system}/ratings?limit=3")
     rows = export(system)
     assert len(items) == len(rows) > 0
+    if system == "elo":  # Gus and Hal, idle for two years, unranked: after the ranked, paged as well
+        assert [i["coach"]["number"] for i in items if i["rank"] is None][-2:] and items[-1]["rank"] is None
     exported = {(r["coach_number"], r["race"], r["variant"]): r for r in rows}
+    assert len({(i["coach"]["number"], i["race"] and i["race"]["slug"], i["variant"]["slug"]) for i in items}) == len(rows)
     for item in items:
         row = exported[(str(item["coach"]["number"]), item["race"]["name"] if item["race"] else "", item["variant"]["name"])]
         assert item["coach"]["name"] == row["coach"]
@@ -143,6 +146,23 @@ def test_the_history_ends_at_the_current_rating_with_every_game(client, league, 
         if method == "naf_elo":  # Elo moves only with games: the last event's rating is the current one
             assert point["rating"] == current[key]["rating"]
     assert sum(p["games_counted"] for p in points) == sum(r["games"] for r in current.values()) or method != "naf_elo"
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_the_history_equals_the_coach_pages_history_table(client, league, system):
+    anna = league["anna"]
+    points = client.get(f"/api/v1/coaches/{anna.number}/history/{system}").json()["points"]
+    page = client.get(f"/coaches/{anna.number}/?system={system}&history-per_page=200")
+    found = next(t for t in tables_of(page) if t["rows"] and "After" in t["rows"][0][1] and "Before" in t["rows"][0][1])
+    header, rows = found["rows"][0][1], [cells for _, cells in found["rows"][1:]]
+    places = 0 if system == "knsb" else 2
+
+    def text(value):
+        return "" if value is None else f"{value:.{places}f}"
+    shown = sorted(tuple(row[header.index(name)].strip() for name in ("From", "Variant", "Before", "After", "Games")) for row in rows)
+    assert shown == sorted(
+        (p["effective"], p["variant"]["name"], text(p["rating_before"]), text(p["rating"]), str(p["games_counted"])) for p in points
+    )
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
