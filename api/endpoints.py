@@ -4,9 +4,11 @@ coach's nationality and membership only when he shows his name."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import F
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Query, Schema
 from ninja.errors import HttpError
 
@@ -39,6 +41,12 @@ EVENTS = Order((("start_date", True), ("id", True)), "events")
 GAMES = Order((("round_number", False), ("played_at", False), ("id", False)), "games")
 PUBLICATIONS = Order((("date", True), ("edition", True)), "lists")
 RUNS = Order((("id", True),), "runs")
+
+
+def _answer(data) -> HttpResponse:
+    """The answer as JSON, shaped as its operation's schema declares (tests/api check each against
+    it): written directly, without validating every row again per request, the most a list costs."""
+    return HttpResponse(json.dumps(data, cls=DjangoJSONEncoder, separators=(",", ":")), content_type="application/json")
 
 
 def _round(value, places: int) -> float | None:
@@ -125,7 +133,7 @@ class RankingFilters(Paging):
 def systems(request):
     """Every active rating system with its method and stored parameters (a parameter not stored is the engine's default)."""
     found = selectors.public_systems()
-    return [_system_out(system) for system in found]
+    return _answer([_system_out(system) for system in found])
 
 
 def _system_out(system) -> dict:
@@ -140,7 +148,7 @@ def _system_out(system) -> dict:
 
 @api.get("/systems/{slug}", response=schemas.System, tags=["rating systems"], summary="One rating system")
 def system_detail(request, slug: str):
-    return _system_out(_system(slug))
+    return _answer(_system_out(_system(slug)))
 
 
 @api.get("/systems/{slug}/ratings", response={200: schemas.RatingPage, 400: schemas.Problem}, tags=["rating systems"],
@@ -162,7 +170,7 @@ def ratings(request, slug: str, filters: Query[RankingFilters]):
         system, variant=variant, race=race, country=filters.country.upper(), active=filters.active, name=filters.name,
     )
     rows, links = _paged(request, queryset, RATINGS, filters.cursor, filters.limit)
-    return {"items": [_rating(system, row) for row in rows], **links}
+    return _answer({"items": [_rating(system, row) for row in rows], **links})
 
 
 # --- coaches --------------------------------------------------------------------------------------
@@ -181,13 +189,13 @@ def coaches(request, filters: Query[CoachSearch]):
         "pk", "number", "public_name", "public_search_name", "nationality", "visibility", "member_since", "erased_at",
     )
     rows, links = _paged(request, queryset, COACHES, filters.cursor, filters.limit)
-    return {"items": [_coach_out(coach) for coach in rows], **links}
+    return _answer({"items": [_coach_out(coach) for coach in rows], **links})
 
 
 @api.get("/coaches/{number}", response=schemas.CoachDetail, tags=["coaches"], summary="A coach and his ratings")
 def coach_detail(request, number: int):
     coach = _coach(number)
-    return {**_coach_out(coach), "ratings": _coach_ratings(coach)}
+    return _answer({**_coach_out(coach), "ratings": _coach_ratings(coach)})
 
 
 def _coach_ratings(coach: Coach) -> list[dict]:
@@ -200,7 +208,7 @@ def _coach_ratings(coach: Coach) -> list[dict]:
 @api.get("/coaches/{number}/ratings", response=list[schemas.Rating], tags=["coaches"],
          summary="A coach's ratings in every system")
 def coach_ratings(request, number: int):
-    return _coach_ratings(_coach(number))
+    return _answer(_coach_ratings(_coach(number)))
 
 
 @api.get("/coaches/{number}/history/{slug}", response=schemas.History, tags=["coaches"],
@@ -222,7 +230,7 @@ def coach_history(request, number: int, slug: str, race: str = "", variant: str 
             "mu": _round(row["mu"], 2), "phi": _round(row["phi"], 2), "sigma": _round(row["sigma"], 6),
             "games_counted": row["nt"], "games_played": row["games_played"],
         })
-    return {"system": system.slug, "coach": {"number": coach.number, "name": coach.public_name}, "points": points}
+    return _answer({"system": system.slug, "coach": {"number": coach.number, "name": coach.public_name}, "points": points})
 
 
 # --- events ---------------------------------------------------------------------------------------
@@ -262,7 +270,7 @@ def events(request, filters: Query[EventFilters]):
     if filters.major:
         queryset = queryset.filter(is_major=True)
     rows, links = _paged(request, queryset, EVENTS, filters.cursor, filters.limit)
-    return {"items": [_event_out(event) for event in rows], **links}
+    return _answer({"items": [_event_out(event) for event in rows], **links})
 
 
 @api.get("/events/{pk}", response=schemas.EventDetail, tags=["events"], summary="A public event and the runs that rated it")
@@ -270,11 +278,11 @@ def event_detail(request, pk: int):
     event = _event(pk)
     event.game_count = public_event_games(event=event).count()
     rated = selectors.event_rated_in(event, selectors.public_systems())
-    return {
+    return _answer({
         **_event_out(event),
         "rated_in": [{"system": system.slug, "run": run.pk if run else None, "finished_at": run.finished_at if run else None}
                      for system, run in rated],
-    }
+    })
 
 
 @api.get("/events/{pk}/standings/{slug}", response=schemas.Standings, tags=["events"],
@@ -283,7 +291,7 @@ def event_standings(request, pk: int, slug: str):
     """As the event page shows them: record, points, Wt, Σ(W − We) and the rating change there."""
     event, system = _event(pk), _system(slug)
     places = rating_places(system.method)
-    return {"system": system.slug, "event": event.pk, "standings": [
+    return _answer({"system": system.slug, "event": event.pk, "standings": [
         {
             "position": s.position, "coach": {"number": s.coach.number, "name": s.coach.public_name}, "race": s.race,
             "games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses, "points": s.points,
@@ -292,7 +300,7 @@ def event_standings(request, pk: int, slug: str):
             "change": _round(s.change, places), "rating_after": _round(s.rating_after, places),
         }
         for s in selectors.event_standings(event, system)
-    ]}
+    ]})
 
 
 @api.get("/events/{pk}/games", response={200: schemas.GamePage, 400: schemas.Problem}, tags=["events"],
@@ -301,14 +309,14 @@ def event_games(request, pk: int, paging: Query[Paging]):
     event = _event(pk)
     queryset = public_event_games(event=event).annotate(round_number=F("round__number"))
     rows, links = _paged(request, queryset, GAMES, paging.cursor, paging.limit)
-    return {"items": [{
+    return _answer({"items": [{
         "id": game.pk, "round": game.round.number, "played_at": game.played_at, "kind": game.kind,
         "home_coach": {"number": game.home_coach.number, "name": game.home_coach.public_name},
         "home_race": game.home_race.name, "home_touchdowns": game.home_touchdowns, "home_casualties": game.home_casualties,
         "away_coach": {"number": game.away_coach.number, "name": game.away_coach.public_name} if game.away_coach else None,
         "away_race": game.away_race.name if game.away_race else None, "away_touchdowns": game.away_touchdowns,
         "away_casualties": game.away_casualties, "conceded_by": game.conceded_by,
-    } for game in rows], **links}
+    } for game in rows], **links})
 
 
 # --- published lists ------------------------------------------------------------------------------
@@ -343,7 +351,7 @@ def _publication(slug: str, month: str, edition: int | None):
          summary="A system's published lists, newest first")
 def publications(request, slug: str, paging: Query[Paging]):
     rows, links = _paged(request, selectors.publications_of(_system(slug)), PUBLICATIONS, paging.cursor, paging.limit)
-    return {"items": [_publication_out(p) for p in rows], **links}
+    return _answer({"items": [_publication_out(p) for p in rows], **links})
 
 
 @api.get("/systems/{slug}/lists/{month}", response=schemas.PublicationDetail, tags=["published lists"],
@@ -354,7 +362,7 @@ def publication_detail(request, slug: str, month: str, edition: int | None = Non
     publication = _publication(slug, month, edition)
     places = rating_places(publication.system.method)
     revisions = selectors.publication_revisions(publication, places=places)
-    return {
+    return _answer({
         **_publication_out(publication),
         "editions": [p.edition for p in selectors.publication_editions(publication)],
         "revisions": [{
@@ -362,7 +370,7 @@ def publication_detail(request, slug: str, month: str, edition: int | None = Non
             "published": _round(r.published, places), "revised": _round(r.revised, places),
         } for r in revisions.rows],
         "revisions_total": revisions.total,
-    }
+    })
 
 
 class EntryFilters(RankingFilters):
@@ -381,7 +389,7 @@ def publication_entries(request, slug: str, month: str, filters: Query[EntryFilt
     rows, links = _paged(request, queryset, ENTRIES, filters.cursor, filters.limit)
     shown = coach_visibilities(numbers={row.coach_number for row in rows})
     places = rating_places(publication.system.method)
-    return {"items": [{
+    return _answer({"items": [{
         "coach": {"number": row.coach_number, "name": row.coach_name},
         "nationality": (row.nationality or None) if shown.get(row.coach_number) == Visibility.PUBLIC else None,
         "race": {"slug": row.race_slug, "name": row.race_name} if row.race_slug else None,
@@ -389,7 +397,7 @@ def publication_entries(request, slug: str, month: str, filters: Query[EntryFilt
         "mu": _round(row.mu, 2), "phi": _round(row.phi, 2), "sigma": _round(row.sigma, 6), "nv": row.nv, "rank": row.rank,
         "overall_rank": row.overall_rank, "change": _round(row.change, places), "games": row.games,
         "games_counted": row.games_counted, "games_played": row.games_played,
-    } for row in rows], **links}
+    } for row in rows], **links})
 
 
 # --- runs -----------------------------------------------------------------------------------------
@@ -407,8 +415,8 @@ def runs(request, filters: Query[RunFilters]):
     system = _system(filters.system) if filters.system else None
     queryset = selectors.runs_public(system=system, status=filters.status)
     rows, links = _paged(request, queryset, RUNS, filters.cursor, filters.limit)
-    return {"items": [{
+    return _answer({"items": [{
         "id": run.pk, "system": run.system.slug, "trigger": run.trigger, "status": run.status, "from_date": run.from_date,
         "recomputed_from": run.recomputed_from, "games_processed": run.games_processed, "created_at": run.created_at,
         "started_at": run.started_at, "finished_at": run.finished_at, "duration": run.duration,
-    } for run in rows], **links}
+    } for run in rows], **links})

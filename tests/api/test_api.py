@@ -310,3 +310,47 @@ def test_cors_is_open_on_api_reads_only(client, db):
 def test_the_api_registers_every_resource():
     paths = set(api.get_openapi_schema()["paths"])
     assert {"/api/v1/systems", "/api/v1/coaches", "/api/v1/events", "/api/v1/runs", "/api/v1/systems/{slug}/lists"} <= paths
+
+
+def test_every_answer_has_the_shape_its_schema_declares(client, league):
+    from api import schemas
+
+    publication = Publication.objects.filter(system__slug="elo", rated__gt=0).order_by("-date").first()
+    month = f"{publication.date:%Y-%m}"
+    dutch, anna = league["dutch"].pk, league["anna"].number
+    checks = [
+        ("/api/v1/systems", list[schemas.System]), ("/api/v1/systems/knsb", schemas.System),
+        ("/api/v1/systems/glicko/ratings", schemas.RatingPage), ("/api/v1/coaches", schemas.CoachPage),
+        (f"/api/v1/coaches/{anna}", schemas.CoachDetail), (f"/api/v1/coaches/{anna}/ratings", list[schemas.Rating]),
+        (f"/api/v1/coaches/{anna}/history/knsb", schemas.History), ("/api/v1/events?status=any", schemas.EventPage),
+        (f"/api/v1/events/{dutch}", schemas.EventDetail), (f"/api/v1/events/{dutch}/standings/knsb", schemas.Standings),
+        (f"/api/v1/events/{dutch}/games", schemas.GamePage), ("/api/v1/systems/elo/lists", schemas.PublicationPage),
+        (f"/api/v1/systems/elo/lists/{month}", schemas.PublicationDetail),
+        (f"/api/v1/systems/elo/lists/{month}/entries", schemas.EntryPage), ("/api/v1/runs", schemas.RunPage),
+    ]
+    from pydantic import TypeAdapter
+
+    for url, schema in checks:
+        response = client.get(url)
+        assert response.status_code == 200 and response["Content-Type"] == "application/json", url
+        body = response.json()
+        TypeAdapter(schema).validate_python(body, strict=False)
+        declared = set(schema.model_fields) if hasattr(schema, "model_fields") else None
+        if declared is not None:
+            assert set(body) == declared, url  # nothing more, nothing less than the schema says
+
+
+def test_a_revoked_key_is_refused_at_once(client, db, django_capture_on_commit_callbacks):
+    record, key = api_key_issue(name="Old widget", per_minute=100)
+    assert client.get("/api/v1/systems", headers={"X-API-Key": key}).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("api_key", "--revoke", record.prefix, stdout=io.StringIO())
+    refused = client.get("/api/v1/systems", headers={"X-API-Key": key})
+    assert refused.status_code == 401 and "revoked" in refused.json()["detail"]
+
+
+def test_the_staff_see_keys_in_the_admin_but_never_the_key(admin_client, db):
+    record, key = api_key_issue(name="Tableau", per_minute=100)
+    page = admin_client.get(f"/admin/api/apikey/{record.pk}/change/").content.decode()
+    assert "Tableau" in page and record.prefix in page and key not in page
+    assert admin_client.get("/admin/api/apikey/add/").status_code == 403
