@@ -94,6 +94,17 @@ class ApiMiddleware:
             return HttpResponse(status=204)
         if request.method not in ("GET", "HEAD"):
             return _json(405, "The API is read-only: GET, HEAD and OPTIONS only.", Allow="GET, HEAD, OPTIONS")
+        if request.method == "HEAD":  # the operations are declared for GET: answer as GET, without the body
+            request.method = "GET"
+            response = self._read(request)
+            if not response.streaming:
+                length = len(response.content)
+                response.content = b""
+                response["Content-Length"] = str(length)
+            return response
+        return self._read(request)
+
+    def _read(self, request):
         limited = self._limit(request)
         if isinstance(limited, HttpResponse):
             return limited
@@ -131,12 +142,10 @@ class ApiMiddleware:
     def _limit(self, request) -> tuple[int, int] | HttpResponse:
         """(limit, requests left this minute), or the 401 of an unknown key, or the 429 past the limit."""
         key = request.META.get(HEADER, "").strip()
-        if key:
-            found = key_limit(key)
-            if found is None:
-                return _json(401, "This API key is unknown or revoked: send none to be counted by address.")
+        found = key_limit(key) if key else None
+        if found is not None:
             client, limit = f"key:{found[0]}", found[1]
-        else:
+        else:  # an unknown key counts against its address too: guessing keys is no way past the limit
             client, limit = f"addr:{request.META.get('REMOTE_ADDR', '')}", settings.API_RATE_ANONYMOUS
         now = time.time()
         window = int(now // WINDOW)
@@ -149,7 +158,10 @@ class ApiMiddleware:
                 used = 1 if limits.add(counter, 1, WINDOW + 5) else limits.incr(counter)
         except Exception:  # a cache that is out limits no one: the reads are cheap, and the site stays up
             logger.warning("The API's rate limits could not be counted: request let through.", exc_info=True)
-            return limit, limit
+            used = 0
+        if key and found is None and used <= limit:
+            response = _json(401, "This API key is unknown or revoked: send none to be counted by address.")
+            return self._limited(response, limit, limit - used)
         if used > limit:
             wait = max(1, math.ceil((window + 1) * WINDOW - now))
             response = _json(

@@ -276,7 +276,7 @@ def test_a_key_in_the_header_raises_the_limit_and_in_the_query_is_ignored(client
     assert client.get("/api/v1/systems", headers={"X-API-Key": key}).status_code == 429
     anonymous = [client.get(f"/api/v1/systems?api_key={key}&key={key}").status_code for _ in range(3)]
     assert anonymous == [200, 200, 429]
-    assert client.get("/api/v1/systems", headers={"X-API-Key": "made-up"}).status_code == 401
+    assert Client(REMOTE_ADDR="10.4.5.6").get("/api/v1/systems", headers={"X-API-Key": "made-up"}).status_code == 401
 
 
 def test_the_key_command_prints_a_key_kept_only_hashed(db):
@@ -354,3 +354,15 @@ def test_the_staff_see_keys_in_the_admin_but_never_the_key(admin_client, db):
     page = admin_client.get(f"/admin/api/apikey/{record.pk}/change/").content.decode()
     assert "Tableau" in page and record.prefix in page and key not in page
     assert admin_client.get("/admin/api/apikey/add/").status_code == 403
+
+
+def test_head_answers_as_get_without_a_body(client, db):
+    got, head = client.get("/api/v1/systems"), client.head("/api/v1/systems")
+    assert head.status_code == 200 and head.content == b""
+    assert head["Content-Length"] == str(len(got.content)) and head["ETag"] == got["ETag"]
+
+
+def test_guessing_keys_counts_against_the_address(client, db, settings):
+    settings.API_RATE_ANONYMOUS = 2
+    statuses = [client.get("/api/v1/systems", headers={"X-API-Key": f"guess-{n}"}).status_code for n in range(3)]
+    assert statuses == [401, 401, 429]
