@@ -15,6 +15,7 @@ from ninja.errors import HttpError
 from api import schemas
 from api.cursor import DEFAULT_LIMIT, BadCursor, Order, page
 from ratings import selectors
+from ratings.choices import RunStatus
 from ratingsite.formatting import fixed, rating_places
 from tournaments.models import Coach, Event, Race, Variant, Visibility
 from tournaments.selectors import coach_get, coach_visibilities, public_coaches, public_event_games
@@ -155,7 +156,9 @@ def system_detail(request, slug: str):
          summary="A system's current ratings, best first")
 def ratings(request, slug: str, filters: Query[RankingFilters]):
     """Filtered as the ranking page is: variant and race by slug, nationality (ISO code), ranked only
-    (`active`), a coach's name or number. Unranked entries come after the ranked ones."""
+    (`active`), a coach's name or number. Every variant unless one is asked for (the page shows the
+    most played one first: the system's `variants` lists them in that order). Unranked entries come
+    after the ranked ones."""
     system = _system(slug)
     variant = race = None
     if filters.variant:
@@ -413,6 +416,8 @@ def runs(request, filters: Query[RunFilters]):
     """What each run of the active systems did and how long it took (seconds). Not cached: a run's
     status changes as it runs."""
     system = _system(filters.system) if filters.system else None
+    if filters.status and filters.status not in RunStatus.values:
+        raise HttpError(400, f"status is one of {', '.join(RunStatus.values)}.")
     queryset = selectors.runs_public(system=system, status=filters.status)
     rows, links = _paged(request, queryset, RUNS, filters.cursor, filters.limit)
     return _answer({"items": [{

@@ -366,3 +366,14 @@ def test_guessing_keys_counts_against_the_address(client, db, settings):
     settings.API_RATE_ANONYMOUS = 2
     statuses = [client.get("/api/v1/systems", headers={"X-API-Key": f"guess-{n}"}).status_code for n in range(3)]
     assert statuses == [401, 401, 429]
+
+
+def test_runs_say_what_they_did_and_how_long_it_took(client, league):
+    from ratings.models import RecalculationRun
+
+    items = every_page(client, "/api/v1/runs?system=knsb&limit=1")
+    stored = RecalculationRun.objects.filter(system__slug="knsb").order_by("-id")
+    assert [(i["id"], i["status"], i["duration"], i["games_processed"]) for i in items] == [
+        (run.pk, run.status, run.duration, run.games_processed) for run in stored]
+    assert "reason" not in items[0] and "requested_by" not in items[0]
+    assert client.get("/api/v1/runs?status=exploded").status_code == 400

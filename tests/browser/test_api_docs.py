@@ -2,6 +2,9 @@
 Content-Security-Policy, listing the operations."""
 import pytest
 
+from tests.browser.axe import axe_context, axe_run, failing
+from tests.browser.conftest import WIDTHS
+
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
@@ -22,4 +25,13 @@ def test_the_documentation_page_works_without_javascript(browser, live_server):
     tab.goto("/api/v1/")
     assert tab.get_by_role("heading", name="Rate limits").is_visible()
     assert tab.locator("table tbody tr").count() >= 15
+    context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_documentation_page_passes_axe(browser, live_server, width):
+    context = axe_context(browser, live_server.url, width=width)
+    tab = context.new_page()
+    tab.goto("/api/v1/")
+    assert failing(axe_run(tab)) == []
     context.close()
