@@ -377,3 +377,24 @@ def test_runs_say_what_they_did_and_how_long_it_took(client, league):
         (run.pk, run.status, run.duration, run.games_processed) for run in stored]
     assert "reason" not in items[0] and "requested_by" not in items[0]
     assert client.get("/api/v1/runs?status=exploded").status_code == 400
+
+
+def test_a_pseudonym_is_shown_as_the_pseudonym_without_personal_details(client, db):
+    import datetime as dt
+
+    coach = CoachFactory(number=7001, name="Real Name Hidden", nationality="IT", member_since=dt.date(2010, 5, 1))
+    assert client.get("/api/v1/coaches/7001").json()["member_since"] == 2010
+    coach_privacy_set(coach=coach, visibility=Visibility.PSEUDONYM, pseudonym="The Gaffer", actor=None)
+    detail = client.get("/api/v1/coaches/7001").json()
+    assert detail == {"number": 7001, "name": "The Gaffer", "nationality": None, "member_since": None, "ratings": []}
+    assert [c["number"] for c in client.get("/api/v1/coaches?q=gaffer").json()["items"]] == [7001]
+    assert client.get("/api/v1/coaches?q=Real+Name+Hidden").json()["items"] == []
+
+
+def test_a_change_the_pages_show_changes_the_etag(client, league):
+    from ratingsite import page_cache
+
+    first = client.get("/api/v1/coaches?limit=5")
+    page_cache.bump()  # what a run's commit, a sanction or a privacy choice does once it commits
+    again = client.get("/api/v1/coaches?limit=5", headers={"If-None-Match": first["ETag"]})
+    assert again.status_code == 200 and again["ETag"] != first["ETag"]
