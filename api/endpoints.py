@@ -3,6 +3,7 @@ schemas (schemas.py). Only public data: public events, coaches by the name the p
 coach's nationality and membership only when he shows his name."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 
@@ -132,16 +133,27 @@ class RankingFilters(Paging):
 
 @api.get("/systems", response=list[schemas.System], tags=["rating systems"], summary="The rating systems")
 def systems(request):
-    """Every active rating system with its method and stored parameters (a parameter not stored is the engine's default)."""
+    """Every active rating system with its method and parameters as it runs them (those stored, the
+    engine's defaults for the rest), and the variants it rates, the most played first."""
     found = selectors.public_systems()
     return _answer([_system_out(system) for system in found])
+
+
+# given apart (per_race, the variants) or not the method's parameters (a KNSB initial list is coaches' ratings)
+NOT_PARAMETERS = {"per_race", "variants", "excluded_races", "initial_list"}
+
+
+def _parameters(system) -> dict:
+    """The engine's parameters as the system runs them: those stored, the engine's defaults for the rest."""
+    config = dataclasses.asdict(selectors.stored_config(system))
+    return {name: value for name, value in config.items() if name not in NOT_PARAMETERS}
 
 
 def _system_out(system) -> dict:
     return {
         "slug": system.slug, "name": system.name, "method": system.method, "per_race": system.per_race,
         "description": system.description, "inactive_after_months": system.inactive_after_months,
-        "parameters": system.parameters or {},
+        "parameters": _parameters(system),
         "variants": [{"slug": v["variant__slug"], "name": v["variant__name"]} for v in selectors.ranking_variants(system)],
         "recalculated_at": system.recalculated_at,
     }

@@ -398,3 +398,12 @@ def test_a_change_the_pages_show_changes_the_etag(client, league):
     page_cache.bump()  # what a run's commit, a sanction or a privacy choice does once it commits
     again = client.get("/api/v1/coaches?limit=5", headers={"If-None-Match": first["ETag"]})
     assert again.status_code == 200 and again["ETag"] != first["ETag"]
+
+
+def test_systems_give_their_parameters_as_they_run(client, db):
+    systems = {s["slug"]: s for s in client.get("/api/v1/systems").json()}
+    assert set(systems) == set(SYSTEMS)
+    assert systems["glicko"]["method"] == "glicko" and systems["glicko"]["parameters"]["tau"] == 0.2
+    assert systems["global-glicko"]["parameters"]["period"] == "two_weeks" and systems["global-glicko"]["per_race"] is False
+    assert systems["elo"]["parameters"]["start_rating"] == 150.0
+    assert systems["knsb"]["method"] == "knsb" and "initial_list" not in systems["knsb"]["parameters"]
