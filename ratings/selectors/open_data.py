@@ -18,7 +18,7 @@ from ratings.models import (
     RecalculationRun,
     RunStatus,
 )
-from ratings.selectors.common import _event_id, _event_names
+from ratings.selectors.common import _by_ids, _event_id
 from tournaments.models import Coach, Event, Race, Variant, Visibility
 from tournaments.selectors import coach_search_q
 
@@ -117,7 +117,7 @@ def coach_history_points(coach: Coach, system: RatingSystem) -> list[dict]:
         .order_by("effective", "race__name", "variant__name", "id")
     )
     ids = {pk for pk in map(_event_id, {row["period"] for row in rows}) if pk is not None}
-    names = _event_names(set(Event.objects.public().filter(pk__in=ids).values_list("pk", flat=True))) if ids else {}
+    names = dict(_by_ids(Event.objects.public(), ids).values_list("pk", "name")) if ids else {}
     for row in rows:
         event_id = _event_id(row["period"])
         row["event_id"] = event_id if event_id in names else None

@@ -407,3 +407,9 @@ def test_systems_give_their_parameters_as_they_run(client, db):
     assert systems["global-glicko"]["parameters"]["period"] == "two_weeks" and systems["global-glicko"]["per_race"] is False
     assert systems["elo"]["parameters"]["start_rating"] == 150.0
     assert systems["knsb"]["method"] == "knsb" and "initial_list" not in systems["knsb"]["parameters"]
+
+
+def test_an_elo_history_names_its_events(client, league):
+    points = client.get(f"/api/v1/coaches/{league['anna'].number}/history/elo").json()["points"]
+    assert [(p["event_name"], p["event_id"], p["games_played"]) for p in points] == [
+        ("Dutch Open", league["dutch"].pk, 2), ("Utrecht Cup", league["cup"].pk, 2), ("Summer League", league["league"].pk, 6)]
