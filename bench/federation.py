@@ -57,8 +57,10 @@ def load_history(games, *, first_number: int = 1) -> dict:
     variants = dict(Variant.objects.values_list("slug", "id"))
     countries = ["NL", "GB", "DE", "FR", "IT", "ES", "US", "BE", "SE", "DK", "AU", "CA", "PL", "FI", "NO"]
     coach_numbers = sorted({g.home for g in games} | {g.away for g in games if g.away is not None})
-    bulk_insert(Coach, ["id", "number", "name", "nationality"], (
-        (n + first_number, n + first_number, f"Coach {n + first_number}", countries[n % len(countries)]) for n in coach_numbers
+    # the names as Coach.save() derives them (COPY bypasses it): the public name and the search keys
+    bulk_insert(Coach, ["id", "number", "name", "nationality", "search_name", "public_name", "public_search_name"], (
+        (n + first_number, n + first_number, f"Coach {n + first_number}", countries[n % len(countries)],
+         f"coach {n + first_number}", f"Coach {n + first_number}", f"coach {n + first_number}") for n in coach_numbers
     ))
     events: dict[int, list] = {}
     for g in games:

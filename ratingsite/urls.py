@@ -9,11 +9,13 @@ from . import languages, login_limits
 # the admin's login counts against the same limits as the site's
 admin.site.login_form = AdminLoginForm
 
-# Outside the language prefix: the admin (a staff tool, in English) and the language switch, which
-# leads to a page in a language rather than being one.
+# Outside the language prefix: the admin (a staff tool, in English), the language switch, which
+# leads to a page in a language rather than being one, and the API.
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("language/<str:code>/", languages.switch_language, name="switch_language"),
+    # the open-data API: in English, its numbers never written the way a language writes them
+    path("api/v1/", include("api.urls")),
 ]
 
 # Every page in English at its bare address and in Dutch under /nl/ (ratingsite.languages); a CSV

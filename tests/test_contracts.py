@@ -123,6 +123,25 @@ URLS = [
     ("accounts/signup/sent/", "", "signup_done"),
     ("admin/", "admin", ""),
     ("language/<str:code>/", "", "switch_language"),
+    ("api/v1/", "", "api_documentation"),
+    ("api/v1/", "api", "api-root"),
+    ("api/v1/coaches", "api", "coaches"),
+    ("api/v1/coaches/<number>", "api", "coach_detail"),
+    ("api/v1/coaches/<number>/history/<slug>", "api", "coach_history"),
+    ("api/v1/coaches/<number>/ratings", "api", "coach_ratings"),
+    ("api/v1/docs/", "api", "openapi-view"),
+    ("api/v1/events", "api", "events"),
+    ("api/v1/events/<pk>", "api", "event_detail"),
+    ("api/v1/events/<pk>/games", "api", "event_games"),
+    ("api/v1/events/<pk>/standings/<slug>", "api", "event_standings"),
+    ("api/v1/runs", "api", "runs"),
+    ("api/v1/schema/", "api", "openapi-json"),
+    ("api/v1/systems", "api", "systems"),
+    ("api/v1/systems/<slug>", "api", "system_detail"),
+    ("api/v1/systems/<slug>/lists", "api", "publications"),
+    ("api/v1/systems/<slug>/lists/<month>", "api", "publication_detail"),
+    ("api/v1/systems/<slug>/lists/<month>/entries", "api", "publication_entries"),
+    ("api/v1/systems/<slug>/ratings", "api", "ratings"),
     ("calculator/", "", "calculator"),
     ("coaches/", "", "coach_list"),
     ("coaches/<int:number>/", "", "coach_detail"),
@@ -203,10 +222,11 @@ URLS = [
 ]
 # Outside the language prefix: the admin and the language switch. Every other page is also in Dutch
 # under nl/, with the same name (reverse() gives the address in the active language).
-UNPREFIXED = {"admin/", "language/<str:code>/"}
+UNPREFIXED = {"admin/", "language/<str:code>/"} | {route for route, _, _ in URLS if route.startswith("api/")}
 URLS += [(f"nl/{route}", namespace, name) for route, namespace, name in URLS if route not in UNPREFIXED]
 
 COMMANDS = {
+    "api_key": ["--issue", "--per-minute", "--revoke"],
     "build_world_map": ["shapefile"],
     "demo_logins": [],
     "evaluate_methods": ["--from", "--system", "--to"],

@@ -18,6 +18,7 @@ from .models import (
     Participant,
     Race,
     ResultsUpload,
+    Visibility,
     public_q,
     search_key,
 )
@@ -372,3 +373,32 @@ def member_list(*, query: str = "") -> QuerySet:
 def member_get(*, pk: int):
     """The account of that id, with its coach; raises the user model's DoesNotExist."""
     return get_user_model().objects.select_related("coach").get(pk=pk)
+
+
+# --- the open-data API ----------------------------------------------------------------------------
+
+
+def public_coaches(*, query: str = "", country: str = "") -> QuerySet[Coach]:
+    """Coaches as the public sees them, by public name (as searches compare it), then number: `query`
+    finds them as the directory's search does (words of the public name in any order, any case or
+    accents, or the number); `country` finds only coaches who show their name."""
+    coaches = coach_directory().only("pk", "number", "public_name", "public_search_name", "nationality", "visibility", "member_since")
+    if query.strip():
+        coaches = coaches.filter(coach_search_q(query, public=True))
+    if country:
+        coaches = coaches.filter(nationality=country, visibility=Visibility.PUBLIC)
+    return coaches
+
+
+def coach_visibilities(*, numbers: Iterable[int]) -> dict[int, str]:
+    """The visibility of each known coach among `numbers`, by federation number."""
+    return dict(Coach.objects.filter(number__in=list(numbers)).values_list("number", "visibility"))
+
+
+def public_event_games(*, event: Event) -> QuerySet[Game]:
+    """The games of a public event with their round, coaches and races, round by round (empty for any other)."""
+    return (
+        Game.objects.filter(public_q("event__"), event=event)
+        .select_related("round", "home_coach", "away_coach", "home_race", "away_race")
+        .order_by("round__number", "played_at", "id")
+    )

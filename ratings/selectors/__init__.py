@@ -2,7 +2,7 @@
 list reads of the statistics); the public pages' reads, one module per page (`rankings`, `coach`,
 `breakdown`, `events`, `lists`, with `systems` and `common` beside them: every figure from stored
 rows); `predictions`, `impact`, `waiting`; and `staff` (the staff home, rating-system settings and
-recalculation runs).
+recalculation runs); `open_data`, the reads of the open-data API.
 
 Callers use `from ratings import selectors`.
 """
@@ -78,6 +78,16 @@ from ratings.selectors.lists import (
     published_starters,
     rating_lists_of,
     revised_values,
+)
+from ratings.selectors.open_data import (
+    coach_history_points,
+    data_last_changed,
+    event_rated_in,
+    publication_get,
+    publications_of,
+    published_filtered,
+    ranking_filtered,
+    runs_public,
 )
 from ratings.selectors.predictions import (
     NO_LIST_RATING,
@@ -229,4 +239,12 @@ __all__ = [
     "publications_brief",
     "system_brief",
     "watched_figures",
+    "coach_history_points",
+    "data_last_changed",
+    "event_rated_in",
+    "publication_get",
+    "publications_of",
+    "published_filtered",
+    "ranking_filtered",
+    "runs_public",
 ]

@@ -93,7 +93,8 @@ def leaderboard(system: RatingSystem, *, rows: int, country: str = "", race: Rac
     if variant is not None:
         entries = entries.filter(variant__slug=variant)
     if country:
-        entries = entries.filter(coach__nationality=country)
+        # a hidden coach shows no nationality, so no country finds him (as on the ranking page)
+        entries = entries.filter(coach__nationality=country).exclude(coach__visibility=Visibility.HIDDEN)
     if race is not None:
         entries = entries.filter(race=race)
     return list(entries[:rows]), variant

@@ -89,6 +89,9 @@ INSTALLED_APPS = [
     "audit",
     "members",
     "syndication",
+    "api",
+    # django-ninja: its Swagger UI from its own static files (no CDN)
+    "ninja",
     "ratingsite.apps.SiteConfig",
     "csp",
 ]
@@ -100,6 +103,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # /api/v1/ only: CORS, the rate limits and 304 answers, before any session or language is read
+    "api.middleware.ApiMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # after the session (which it may read), before CommonMiddleware (whose slash redirect must see
     # the /nl/ prefix resolved): the language of a page is its address's (ratingsite.languages)
@@ -196,6 +201,11 @@ CONTENT_SECURITY_POLICY = {
 # Addresses (or networks, 10.0.0.0/8) of the reverse proxies in front of the site: only a request
 # from one of them has its X-Forwarded-For read for the client's address; none by default.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+
+# The open-data API's limits: requests a minute per client address, and per API key (X-API-Key
+# header) unless the key was issued with its own; counted in the "limits" cache (Redis in production).
+API_RATE_ANONYMOUS = int(os.environ.get("API_RATE_ANONYMOUS", "60"))
+API_RATE_KEYED = int(os.environ.get("API_RATE_KEYED", "600"))
 
 CACHE_URL = os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL") or ""
 CACHES = site_caches(CACHE_URL)
