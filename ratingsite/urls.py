@@ -2,6 +2,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
+from downloads import views as downloads
 from tournaments.forms import AdminLoginForm
 
 from . import languages, login_limits
@@ -14,6 +15,9 @@ admin.site.login_form = AdminLoginForm
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("language/<str:code>/", languages.switch_language, name="switch_language"),
+    # the open-data files: one address each whatever the language (the page about them is /data/)
+    path("data/manifest.json", downloads.data_manifest, name="data_manifest"),
+    path("data/files/<path:path>", downloads.data_file, name="data_file"),
 ]
 
 # Every page in English at its bare address and in Dutch under /nl/ (ratingsite.languages); a CSV
@@ -31,6 +35,7 @@ urlpatterns += i18n_patterns(
     path("", include("rating_pages.urls")),
     path("", include("assurance.urls")),
     path("", include("tournaments.urls")),
+    path("", include("downloads.urls")),
     prefix_default_language=False,
 )
 

@@ -372,3 +372,20 @@ def member_list(*, query: str = "") -> QuerySet:
 def member_get(*, pk: int):
     """The account of that id, with its coach; raises the user model's DoesNotExist."""
     return get_user_model().objects.select_related("coach").get(pk=pk)
+
+
+# The game record as the open data gives it (the downloads app's nightly dump): public events only,
+# coaches by number and public name (never the name of a hidden coach), in order of play.
+GAME_RECORD_FIELDS = (
+    "id", "event_id", "event__name", "event__status", "event__variant__name", "round__number", "played_at",
+    "reported_on", "kind", "home_coach__number", "home_coach__public_name", "home_race__name", "home_touchdowns",
+    "home_casualties", "away_coach__number", "away_coach__public_name", "away_race__name", "away_touchdowns",
+    "away_casualties", "conceded_by",
+)
+
+
+def public_game_record(*, chunk: int = 20_000) -> Iterable[tuple]:
+    """Every game of a public event (sanctioned or open play) as GAME_RECORD_FIELDS, in order of play,
+    read `chunk` rows at a time."""
+    return Game.objects.filter(public_q("event__")).order_by("played_at", "id").values_list(
+        *GAME_RECORD_FIELDS).iterator(chunk)

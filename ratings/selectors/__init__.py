@@ -79,6 +79,7 @@ from ratings.selectors.lists import (
     rating_lists_of,
     revised_values,
 )
+from ratings.selectors.open_data import SystemStatus, knsb_layout_rows, open_data_publications, systems_status
 from ratings.selectors.predictions import (
     NO_LIST_RATING,
     NOT_RATED_YET,
@@ -185,6 +186,10 @@ __all__ = [
     "public_events",
     "public_system_get",
     "public_systems",
+    "open_data_publications",
+    "knsb_layout_rows",
+    "systems_status",
+    "SystemStatus",
     "drifts_while_idle",
     "rank_history",
     "rating_pairing",
