@@ -72,6 +72,8 @@ PUBLIC = [
     ("member page", "mia", "/members/me/"),
     ("member claim", "mia", "/members/me/claim/"),
     ("about privacy", None, "/about/privacy/"),
+    ("open data", None, "/data/"),
+    ("dutch open data", None, "/nl/data/"),
     ("dutch ranking knsb", None, "/nl/rankings/knsb/"),
     ("dutch event page", None, "/nl/events/{dutch}/"),
     ("error 400", None, "/rankings/elo/?per_page=0"),
@@ -110,10 +112,11 @@ PAGES = PUBLIC + ORGANISER + STAFF
 
 
 @pytest.fixture
-def site(transactional_db):
+def site(transactional_db, request, settings, tmp_path):
     """The web tests' league with its statistics, an organiser's draft with a round of games, and a
     submitted event waiting for staff, a member who asked staff for coach 102's record: the pks the
-    addresses need."""
+    addresses need; for the open-data pages, their files written (in tmp_path)."""
+    from downloads.services import open_data_dump
     from ratings.models import RatingSystem, RecalculationRun
 
     league = build_league()
@@ -127,6 +130,10 @@ def site(transactional_db):
     event_submit(event=Event.objects.get(pk=submitted.pk), actor=olga)
     mia = member("mia")
     claim_request(member=mia, number=102, note="I played the Dutch Open.")
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and "/data/" in callspec.params.get("address", ""):
+        settings.DATA_FILES_ROOT = str(tmp_path)
+        open_data_dump()
     return {
         "users": {"olga": olga, "sam": sam, "mia": mia},
         "pks": {
