@@ -40,7 +40,7 @@ from downloads.selectors import LICENCE, MANIFEST, data_root, manifest_load
 from ratings import selectors
 from ratings.choices import Method
 from ratingsite import page_cache
-from ratingsite.csv_export import csv_file_text, csv_write, spreadsheet_text
+from ratingsite.csv_export import checked_header, csv_file_text, spreadsheet_text
 from ratingsite.formatting import fixed
 from tournaments.selectors import public_game_record
 
@@ -268,62 +268,57 @@ def _expire_dumps(root: Path, manifest: dict, result: DumpResult) -> None:
     manifest["files"] = [e for e in manifest["files"] if not (e["kind"] == "dump" and e["dump_date"] in old)]
 
 
-def _game_rows() -> Iterator[tuple[list, tuple]]:
-    """Each public game as (its CSV row, its Parquet row)."""
+def _game_rows() -> Iterator[tuple[tuple, tuple]]:
+    """Each public game as (its CSV row, its Parquet row). The CSV's text cells are protected from
+    spreadsheets' formulas as every CSV of the site (ratingsite.csv_export); figures are integers."""
     for row in public_game_record():
-        played = row[6].astimezone(dt.UTC)
-        values = (*row[:6], played, *row[7:])
-        yield [_csv_cell(value) for value in values], values
+        (game, event, name, status, variant, round_, played, reported, kind, home_number, home, home_race, home_td,
+         home_cas, away_number, away, away_race, away_td, away_cas, conceded) = row
+        played = played.astimezone(dt.UTC)
+        text = (game, event, spreadsheet_text(name), status, variant, round_, played.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                reported.isoformat() if reported else "", kind, home_number, spreadsheet_text(home), home_race, home_td,
+                home_cas, away_number, spreadsheet_text(away) if away else "", away_race, away_td, away_cas, conceded)
+        yield text, (*row[:6], played, *row[7:])
 
 
-def _rating_rows() -> Iterator[tuple[list, tuple]]:
+def _rating_rows() -> Iterator[tuple[tuple, tuple]]:
     """Each current rating of every public system as (its CSV row: export_ratings' text, its Parquet row)."""
     for system in selectors.public_systems():
         for row in selectors.export_rows(system):
             number, name, race, variant, rating, mu, phi, sigma, rank, games = row
-            yield [system.slug, *row], (system.slug, int(number), name, race, variant, _number(rating), _number(mu),
-                                        _number(phi), _number(sigma), _number(rank, int), int(games))
+            yield (system.slug, number, spreadsheet_text(name), race, variant, rating, mu, phi, sigma, rank, games), (
+                system.slug, int(number), name, race, variant, _number(rating), _number(mu), _number(phi), _number(sigma),
+                _number(rank, int), int(games))
 
 
-def _csv_cell(value) -> Any:
-    """A game's value as the CSV writes it: times in UTC ISO 8601, dates ISO."""
-    if isinstance(value, dt.datetime):
-        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return value
-
-
-def _dataset(root: Path, folder: str, name: str, schema_name: str, schema: pa.Schema, rows: Iterable[tuple[list, tuple]],
+def _dataset(root: Path, folder: str, name: str, schema_name: str, schema: pa.Schema, rows: Iterable[tuple[tuple, tuple]],
              now: dt.datetime, day: str) -> list[dict]:
     """One dataset written in one pass as gzip CSV and Parquet, each file atomically and once."""
     csv_path, parquet_path = root / folder / f"{name}.csv.gz", root / folder / f"{name}.parquet"
     count = 0
     with files.temporary(csv_path) as (csv_temp, csv_handle), files.temporary(parquet_path) as (parquet_temp, parquet_handle):
-        writer = pq.ParquetWriter(parquet_handle, schema, compression="zstd")
+        parquet = pq.ParquetWriter(parquet_handle, schema, compression="zstd")
         batch: list[tuple] = []
 
         def flush() -> None:
             if batch:
                 columns = list(zip(*batch, strict=True))
-                writer.write_table(pa.Table.from_arrays([pa.array(c, type=t) for c, t in zip(columns, schema.types, strict=True)],
+                parquet.write_table(pa.Table.from_arrays([pa.array(c, type=t) for c, t in zip(columns, schema.types, strict=True)],
                                                         schema=schema))
                 batch.clear()
 
-        def text_rows() -> Iterator[list]:
-            nonlocal count
+        with gzip.GzipFile(filename="", mode="wb", fileobj=csv_handle, compresslevel=GZIP_LEVEL, mtime=0) as packed, \
+                io.TextIOWrapper(packed, encoding="utf-8", newline="") as text:
+            lines = csv.writer(text, lineterminator="\n")
+            lines.writerow(checked_header(schema.names))
             for text_row, row in rows:
+                lines.writerow(text_row)
                 batch.append(row)
                 count += 1
                 if len(batch) >= PARQUET_BATCH:
                     flush()
-                yield text_row
-
-        with gzip.GzipFile(filename="", mode="wb", fileobj=csv_handle, compresslevel=GZIP_LEVEL, mtime=0) as packed, \
-                io.TextIOWrapper(packed, encoding="utf-8", newline="") as text:
-            csv_write(text, schema.names, text_rows())
         flush()
-        writer.close()
+        parquet.close()
         for temp, handle, path in ((csv_temp, csv_handle, csv_path), (parquet_temp, parquet_handle, parquet_path)):
             handle.flush()
             os.fsync(handle.fileno())
