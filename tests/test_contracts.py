@@ -123,6 +123,9 @@ URLS = [
     ("accounts/signup/sent/", "", "signup_done"),
     ("admin/", "admin", ""),
     ("language/<str:code>/", "", "switch_language"),
+    ("data/manifest.json", "", "data_manifest"),
+    ("data/files/<path:path>", "", "data_file"),
+    ("data/", "", "data"),
     ("calculator/", "", "calculator"),
     ("coaches/", "", "coach_list"),
     ("coaches/<int:number>/", "", "coach_detail"),
@@ -190,14 +193,16 @@ URLS = [
     ("stats/top/", "", "stats_top"),
     ("stats/win-ratios/", "", "stats_win_ratios"),
 ]
-# Outside the language prefix: the admin and the language switch. Every other page is also in Dutch
-# under nl/, with the same name (reverse() gives the address in the active language).
-UNPREFIXED = {"admin/", "language/<str:code>/"}
+# Outside the language prefix: the admin, the language switch and the open-data files (one address
+# each, whatever the language). Every other page is also in Dutch under nl/, with the same name
+# (reverse() gives the address in the active language).
+UNPREFIXED = {"admin/", "language/<str:code>/", "data/manifest.json", "data/files/<path:path>"}
 URLS += [(f"nl/{route}", namespace, name) for route, namespace, name in URLS if route not in UNPREFIXED]
 
 COMMANDS = {
     "build_world_map": ["shapefile"],
     "demo_logins": [],
+    "dump_open_data": ["--lists-only", "--root"],
     "evaluate_methods": ["--from", "--system", "--to"],
     "export_member_data": ["--coach"],
     "export_ratings": ["--as-of", "--bom", "--published", "--system", "--variant"],
