@@ -271,3 +271,29 @@ def test_old_dumps_are_kept_for_data_dumps_kept_days(league, tmp_path, settings)
     dates = sorted({e["dump_date"] for e in published_files(tmp_path, kind="dump")})
     assert dates == ["2024-09-17", "2024-09-18"]
     assert not (tmp_path / "dumps" / "2024-09-16").exists()
+
+
+def test_the_nightly_task_is_on_the_beat_schedule_and_writes_the_files(league, tmp_path, settings):
+    from django_celery_beat.models import PeriodicTask
+
+    from downloads.tasks import dump_open_data
+
+    task = PeriodicTask.objects.get(task="downloads.tasks.dump_open_data")
+    assert task.enabled and (task.crontab.minute, task.crontab.hour, task.crontab.day_of_month) == ("30", "2", "*")
+    settings.DATA_FILES_ROOT = str(tmp_path)
+    summary = dump_open_data.delay().get()
+    assert summary["written"] == len(manifest(tmp_path)["files"]) > 4 and not summary["busy"]
+    assert dump_open_data.delay().get()["written"] == 0
+
+
+def test_a_dump_finding_another_under_way_writes_nothing(league, tmp_path):
+    from django.core.management import CommandError
+
+    from downloads import files
+
+    with files.exclusive(tmp_path) as held:
+        assert held
+        assert open_data_dump(root=tmp_path).busy
+        with pytest.raises(CommandError, match="Another dump is writing to this folder"):
+            call_command("dump_open_data", root=tmp_path, stdout=io.StringIO())
+    assert not (tmp_path / "manifest.json").exists()
