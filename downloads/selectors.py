@@ -25,12 +25,27 @@ def data_root() -> Path:
     return Path(settings.DATA_FILES_ROOT)
 
 
-def manifest_load(root: Path | None = None) -> dict:
-    """The manifest as the last dump wrote it (files, errata, last dump); empty before the first."""
+_read: dict[Path, tuple[tuple[int, int, int], dict]] = {}  # the manifest last read, by path: (its inode, mtime and size; it)
+
+
+def manifest_load(root: Path | None = None, *, fresh: bool = False) -> dict:
+    """The manifest as the last dump wrote it (files, errata, last dump); empty before the first.
+    Shared and read again only when it changed (a dump replaces it whole), so that a file's request
+    parses no megabyte: not to be changed, but `fresh` (a copy of its own, for the dump to change)."""
     path = (root or data_root()) / MANIFEST
-    if not path.exists():
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
         return {"files": [], "errata": []}
-    return json.loads(path.read_text(encoding="utf-8"))
+    if fresh:
+        return json.loads(path.read_text(encoding="utf-8"))
+    stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # a dump replaces it: another inode
+    known = _read.get(path)
+    if known is None or known[0] != stamp:
+        if len(_read) > 8:
+            _read.clear()
+        known = _read[path] = (stamp, json.loads(path.read_text(encoding="utf-8")))
+    return known[1]
 
 
 def served_file(relative: str, root: Path | None = None) -> tuple[Path, dict] | None:

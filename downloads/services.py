@@ -77,7 +77,7 @@ def open_data_dump(*, root: Path | None = None, now: dt.datetime | None = None, 
     with files.exclusive(root) as held:
         if not held:
             return DumpResult(busy=True)
-        manifest = manifest_load(root)
+        manifest = manifest_load(root, fresh=True)
         _write_lists(root, manifest, now, result)
         if dumps:
             _write_dump(root, manifest, now, result)
