@@ -295,6 +295,9 @@ def _dataset(root: Path, folder: str, name: str, schema_name: str, schema: pa.Sc
              now: dt.datetime, day: str) -> list[dict]:
     """One dataset written in one pass as gzip CSV and Parquet, each file atomically and once."""
     csv_path, parquet_path = root / folder / f"{name}.csv.gz", root / folder / f"{name}.parquet"
+    for orphan in (csv_path, parquet_path):
+        # left by a dump that stopped before its manifest: never listed, so never published; written anew
+        orphan.unlink(missing_ok=True)
     count = 0
     with files.temporary(csv_path) as (csv_temp, csv_handle), files.temporary(parquet_path) as (parquet_temp, parquet_handle):
         parquet = pq.ParquetWriter(parquet_handle, schema, compression="zstd")

@@ -297,3 +297,16 @@ def test_a_dump_finding_another_under_way_writes_nothing(league, tmp_path):
         with pytest.raises(CommandError, match="Another dump is writing to this folder"):
             call_command("dump_open_data", root=tmp_path, stdout=io.StringIO())
     assert not (tmp_path / "manifest.json").exists()
+
+
+def test_a_dump_stopped_before_its_manifest_is_written_again_the_next_run(league, tmp_path):
+    open_data_dump(root=tmp_path, now=NOW)
+    games = tmp_path / f"dumps/{NOW.date()}/games.csv.gz"
+    rows = published_files(tmp_path, dataset="games", format="csv.gz")[0]["rows"]
+    (tmp_path / "manifest.json").unlink()  # as if the dump had stopped before writing it
+
+    result = open_data_dump(root=tmp_path, now=NOW)
+
+    assert f"dumps/{NOW.date()}/games.csv.gz" in result.written
+    [entry] = published_files(tmp_path, dataset="games", format="csv.gz")
+    assert entry["rows"] == rows and entry["sha256"] == hashlib.sha256(games.read_bytes()).hexdigest()
