@@ -122,3 +122,9 @@ def csv_write(stream: TextStream, header: Sequence[str], rows: Iterable[Iterable
     for chunk in _csv_chunks(header, rows, bom=bom, line_end="\n"):
         stream.write(chunk)
 
+
+
+def csv_file_text(header: Sequence[str], rows: Iterable[Iterable[Any]]) -> Iterator[str]:
+    """The text of a CSV file kept for download (the open data's list files): the same as a CSV
+    download's, byte for byte (the BOM, the header, the rows, RFC 4180's line ends), in pieces."""
+    return _csv_chunks(header, rows, bom=True)

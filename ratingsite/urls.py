@@ -2,6 +2,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
+from downloads import views as downloads
 from tournaments.forms import AdminLoginForm
 
 from . import languages, login_limits
@@ -16,6 +17,9 @@ urlpatterns = [
     path("language/<str:code>/", languages.switch_language, name="switch_language"),
     # the open-data API: in English, its numbers never written the way a language writes them
     path("api/v1/", include("api.urls")),
+    # the open-data files: one address each whatever the language (the page about them is /data/)
+    path("data/manifest.json", downloads.data_manifest, name="data_manifest"),
+    path("data/files/<path:path>", downloads.data_file, name="data_file"),
 ]
 
 # Every page in English at its bare address and in Dutch under /nl/ (ratingsite.languages); a CSV
@@ -34,6 +38,7 @@ urlpatterns += i18n_patterns(
     path("", include("assurance.urls")),
     path("", include("syndication.urls")),
     path("", include("tournaments.urls")),
+    path("", include("downloads.urls")),
     prefix_default_language=False,
 )
 

@@ -79,6 +79,7 @@ DATA_MIGRATIONS = [
     ("tournaments.migrations.0004_groups_and_permissions", "add_groups"),
     ("ratings.migrations.0002_default_rating_systems", "add_systems"),
     ("ratings.migrations.0003_beat_schedule", "add_schedule"),
+    ("downloads.migrations.0001_nightly_dump", "add_schedule"),
 ]
 
 

@@ -142,6 +142,10 @@ URLS = [
     ("api/v1/systems/<slug>/lists/<month>", "api", "publication_detail"),
     ("api/v1/systems/<slug>/lists/<month>/entries", "api", "publication_entries"),
     ("api/v1/systems/<slug>/ratings", "api", "ratings"),
+
+    ("data/manifest.json", "", "data_manifest"),
+    ("data/files/<path:path>", "", "data_file"),
+    ("data/", "", "data"),
     ("calculator/", "", "calculator"),
     ("coaches/", "", "coach_list"),
     ("coaches/<int:number>/", "", "coach_detail"),
@@ -220,15 +224,19 @@ URLS = [
     ("stats/top/", "", "stats_top"),
     ("stats/win-ratios/", "", "stats_win_ratios"),
 ]
-# Outside the language prefix: the admin and the language switch. Every other page is also in Dutch
-# under nl/, with the same name (reverse() gives the address in the active language).
-UNPREFIXED = {"admin/", "language/<str:code>/"} | {route for route, _, _ in URLS if route.startswith("api/")}
+# Outside the language prefix: the admin, the language switch, the API and the open-data files (one
+# address each, whatever the language). Every other page is also in Dutch under nl/, with the same
+# name (reverse() gives the address in the active language).
+UNPREFIXED = {"admin/", "language/<str:code>/", "data/manifest.json", "data/files/<path:path>"} | {
+    route for route, _, _ in URLS if route.startswith("api/")
+}
 URLS += [(f"nl/{route}", namespace, name) for route, namespace, name in URLS if route not in UNPREFIXED]
 
 COMMANDS = {
     "api_key": ["--issue", "--per-minute", "--revoke"],
     "build_world_map": ["shapefile"],
     "demo_logins": [],
+    "dump_open_data": ["--lists-only", "--root"],
     "evaluate_methods": ["--from", "--system", "--to"],
     "export_member_data": ["--coach"],
     "export_ratings": ["--as-of", "--bom", "--published", "--system", "--variant"],

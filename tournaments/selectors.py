@@ -381,12 +381,12 @@ def member_get(*, pk: int):
 def public_coaches(*, query: str = "", country: str = "") -> QuerySet[Coach]:
     """Coaches as the public sees them, by public name (as searches compare it), then number: `query`
     finds them as the directory's search does (words of the public name in any order, any case or
-    accents, or the number); `country` finds only coaches who show their name."""
+    accents, or the number); `country` finds no hidden coach (as the pages' filters)."""
     coaches = coach_directory().only("pk", "number", "public_name", "public_search_name", "nationality", "visibility", "member_since")
     if query.strip():
         coaches = coaches.filter(coach_search_q(query, public=True))
     if country:
-        coaches = coaches.filter(nationality=country, visibility=Visibility.PUBLIC)
+        coaches = coaches.filter(nationality=country).exclude(visibility=Visibility.HIDDEN)
     return coaches
 
 
@@ -402,3 +402,20 @@ def public_event_games(*, event: Event) -> QuerySet[Game]:
         .select_related("round", "home_coach", "away_coach", "home_race", "away_race")
         .order_by("round__number", "played_at", "id")
     )
+
+
+# The game record as the open data gives it (the downloads app's nightly dump): public events only,
+# coaches by number and public name (never the name of a hidden coach), in order of play.
+GAME_RECORD_FIELDS = (
+    "id", "event_id", "event__name", "event__status", "event__variant__name", "round__number", "played_at",
+    "reported_on", "kind", "home_coach__number", "home_coach__public_name", "home_race__name", "home_touchdowns",
+    "home_casualties", "away_coach__number", "away_coach__public_name", "away_race__name", "away_touchdowns",
+    "away_casualties", "conceded_by",
+)
+
+
+def public_game_record(*, chunk: int = 20_000) -> Iterable[tuple]:
+    """Every game of a public event (sanctioned or open play) as GAME_RECORD_FIELDS, in order of play,
+    read `chunk` rows at a time."""
+    return Game.objects.filter(public_q("event__")).order_by("played_at", "id").values_list(
+        *GAME_RECORD_FIELDS).iterator(chunk)

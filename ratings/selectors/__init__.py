@@ -31,6 +31,7 @@ from ratings.selectors.coach import (
 from ratings.selectors.common import (
     EVENT_PREFIX,
 )
+from ratings.selectors.data_files import SystemStatus, knsb_layout_rows, open_data_publications, systems_status
 from ratings.selectors.events import (
     OtherEvent,
     Standing,
@@ -195,6 +196,10 @@ __all__ = [
     "public_events",
     "public_system_get",
     "public_systems",
+    "open_data_publications",
+    "knsb_layout_rows",
+    "systems_status",
+    "SystemStatus",
     "drifts_while_idle",
     "rank_history",
     "rating_pairing",

@@ -92,6 +92,8 @@ INSTALLED_APPS = [
     "api",
     # django-ninja: its Swagger UI from its own static files (no CDN)
     "ninja",
+
+    "downloads",
     "ratingsite.apps.SiteConfig",
     "csp",
 ]
@@ -315,6 +317,12 @@ ERASURE_LOG_FILE = os.environ.get("ERASURE_LOG_FILE", "")
 # The key of the coaches' anonymous labels (tournaments.models.coach_label): empty, SECRET_KEY. Set it
 # once and keep it: another key gives every hidden or erased coach another label.
 COACH_LABEL_KEY = os.environ.get("COACH_LABEL_KEY", "")
+
+# The open data (downloads): the folder its files are written to once (a list's CSV, JSON and KNSB
+# layout, the nightly dumps, manifest.json) and served from, by /data/files/ or a front server; and
+# how many days of nightly dumps it keeps (a dump names coaches as they were named that day).
+DATA_FILES_ROOT = os.environ.get("DATA_FILES_ROOT") or str(BASE_DIR / "var" / "open-data")
+DATA_DUMPS_KEPT = int(os.environ.get("DATA_DUMPS_KEPT", "2"))
 
 DJANGO_TABLES2_TEMPLATE = "django_tables2/site_table.html"
 

@@ -18,6 +18,9 @@ STORAGES = {
 CACHES = site_caches("")
 SILENCED_SYSTEM_CHECKS = [*SILENCED_SYSTEM_CHECKS, "axes.W001"]
 
+# never the developer's own open-data folder: a test that writes files names a tmp_path of its own
+DATA_FILES_ROOT = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ratingsite-test-open-data-{os.getpid()}")
+
 REDIS_DATABASES = 16  # Redis's own default (`databases` in redis.conf)
 
 

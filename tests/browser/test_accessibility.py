@@ -77,6 +77,8 @@ PUBLIC = [
     ("embeds page", None, "/embed/?system=elo&country=NL&race=human&number=101"),
     ("embedded country leaderboard", None, "/embed/elo/country/nl/"),
     ("dutch embedded race leaderboard", None, "/nl/embed/glicko/race/human/"),
+    ("open data", None, "/data/"),
+    ("dutch open data", None, "/nl/data/"),
     ("dutch ranking knsb", None, "/nl/rankings/knsb/"),
     ("dutch event page", None, "/nl/events/{dutch}/"),
     ("error 400", None, "/rankings/elo/?per_page=0"),
@@ -115,10 +117,12 @@ PAGES = PUBLIC + ORGANISER + STAFF
 
 
 @pytest.fixture
-def site(transactional_db):
+def site(transactional_db, request, settings, tmp_path):
     """The web tests' league with its statistics, an organiser's draft with a round of games, and a
     submitted event waiting for staff, a member who asked staff for coach 102's record, a member who
-    holds coach 103's (his privacy controls): the pks the addresses need."""
+    holds coach 103's (his privacy controls): the pks the addresses need; for the open-data pages,
+    their files written (in tmp_path)."""
+    from downloads.services import open_data_dump
     from ratings.models import RatingSystem, RecalculationRun
 
     league = build_league()
@@ -134,6 +138,10 @@ def site(transactional_db):
     claim_request(member=mia, number=102, note="I played the Dutch Open.")
     max_ = member("max")
     Coach.objects.filter(number=103).update(user=max_)
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and any("/data/" in address for _, _, address in callspec.params.get("pages", ())):
+        settings.DATA_FILES_ROOT = str(tmp_path)
+        open_data_dump()
     return {
         "users": {"olga": olga, "sam": sam, "mia": mia, "max": max_},
         "pks": {
