@@ -5,7 +5,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from django.utils.dateformat import format as date_format
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from rating_engines import common as engine_reasons
@@ -16,8 +16,8 @@ from ratings import selectors
 if TYPE_CHECKING:
     from ratings.models import RatingSystem
 
-LATE_TEXT = _("reported late, after the list that would have rated it was out: rated in the first list after "
-              "its report, with R0 and Rc from the list in force when it was played (Lijstdatum)")
+LATE_TEXT = gettext_noop("reported late, after the list that would have rated it was out: rated in the first list after "
+                         "its report, with R0 and Rc from the list in force when it was played (Lijstdatum)")
 # The engines' reasons a game does not count (rating_engines.common.REASON_TEXT, which the exports
 # keep in English) as the pages word them
 REASON_TEXT = {
@@ -71,5 +71,5 @@ def title_history(system: RatingSystem, rows: list[dict]) -> list[dict]:
 
 def footnote_texts(system: RatingSystem, footnotes: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """The breakdown's footnotes, (number, reason), as (number, text) in this system's words."""
-    texts = {**reason_texts(system), selectors.LATE: LATE_TEXT}
+    texts = {**reason_texts(system), selectors.LATE: gettext(LATE_TEXT)}
     return [(number, str(texts.get(reason, reason))) for number, reason in footnotes]
