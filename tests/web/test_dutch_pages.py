@@ -16,6 +16,7 @@ from tests.factories import CoachFactory, EventFactory
 from tests.ratings.test_publication import league, report_late  # noqa: F401 (a fixture)
 from tests.ratings.test_sanction_impact import federation, submitted, today  # noqa: F401 (a fixture)
 from tests.roles import organiser, staff
+from tests.web.test_accuracy_page import evaluate
 from tests.web.test_rankings import csv_text
 from tournaments.models import EventStatus
 
@@ -163,3 +164,15 @@ def test_audit_actions_are_shown_in_the_pages_language_and_stored_as_before(clie
     assert list(AuditRecord.objects.values_list("action", flat=True)) == ["event.sanction"]  # the stored value is the code
     review = text_of(client.get(f"/nl/staff/events/{event.pk}/"))
     assert "sam: toernooi goedgekeurd" in review
+
+
+def test_the_accuracy_page_names_its_predictors_and_splits_in_dutch(client, league):  # noqa: F811
+    evaluate()
+    dutch = text_of(client.get("/nl/about/accuracy/"))
+    assert '<th scope="row">Het ratingsysteem</th>' in dutch and '<th scope="row">Ras tegen ras</th>' in dutch
+    assert "NAF Elo: log-loss per variant" in dutch  # a split's caption
+    assert '<th scope="row">Andere toernooien</th>' in dutch  # the major split's row
+    english = text_of(client.get("/about/accuracy/"))
+    assert '<th scope="row">The rating system</th>' in english and "NAF Elo: log loss by variant" in english
+    assert '<th scope="row">Other events</th>' in english
+    assert "The rating system" in evaluate()  # the command prints English
