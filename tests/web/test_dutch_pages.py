@@ -10,6 +10,7 @@ from django.utils import timezone, translation
 
 from audit.models import Action, AuditRecord
 from rating_pages.presenters import lists as lists_page
+from ratings.models import RatingSystem
 from ratings.replay import next_month
 from ratings.selectors.lists import RevisionReason, Revisions
 from tests.factories import CoachFactory, EventFactory
@@ -176,3 +177,13 @@ def test_the_accuracy_page_names_its_predictors_and_splits_in_dutch(client, leag
     assert '<th scope="row">The rating system</th>' in english and "NAF Elo: log loss by variant" in english
     assert '<th scope="row">Other events</th>' in english
     assert "The rating system" in evaluate()  # the command prints English
+
+
+def test_the_staff_system_form_is_dutch_under_nl(client):
+    elo = RatingSystem.objects.get(slug="elo")
+    client.force_login(staff("sam"))
+    dutch = text_of(client.get(f"/nl/staff/systems/{elo.pk}/"))
+    assert "Startrating" in dutch and "Wie opgeeft, verliest" in dutch  # labels
+    assert "Standaard: 150." in dutch  # the default after a help text
+    english = text_of(client.get(f"/staff/systems/{elo.pk}/"))
+    assert "Conceder loses" in english and "Default: 150." in english
