@@ -13,9 +13,10 @@ import difflib
 import io
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.utils.functional import lazy
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from .rules import MAX_CASUALTIES, MAX_TOUCHDOWNS, play_date_error
 
@@ -332,41 +333,46 @@ def _upload_lines(reader, errors: list[RowError]) -> Iterator[tuple[int, list[st
             yield reader.line_num, cells
 
 
-def _what(missing: str, negative: str, low: str, high: str) -> dict:
-    return {"missing": missing, "negative": negative, "low": low, "high": high}
+class NumberWords(NamedTuple):
+    """A kind of number's problems, each a whole sentence (no noun fitted into one)."""
+
+    missing: str
+    negative: str
+    low: str
+    high: str
 
 
-# A number's problems, whole sentences per kind of number (no noun fitted into a sentence)
+# each kind of number _Cells.integer reads, by the `what` it is given
 WHAT = {
-    "round number": lambda: _what(
-        gettext("Give the round number."),
-        gettext("%(value)s is negative: the round number must be %(low)s or more."),
-        gettext("The round number must be %(low)s or more."),
-        gettext("%(value)s is not a believable round number: at most %(high)s."),
+    "round number": NumberWords(
+        gettext_lazy("Give the round number."),
+        gettext_lazy("%(value)s is negative: the round number must be %(low)s or more."),
+        gettext_lazy("The round number must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable round number: at most %(high)s."),
     ),
-    "home coach's federation number": lambda: _what(
-        gettext("Give the home coach's federation number."),
-        gettext("%(value)s is negative: the home coach's federation number must be %(low)s or more."),
-        gettext("The home coach's federation number must be %(low)s or more."),
-        gettext("%(value)s is not a believable home coach's federation number: at most %(high)s."),
+    "home coach's federation number": NumberWords(
+        gettext_lazy("Give the home coach's federation number."),
+        gettext_lazy("%(value)s is negative: the home coach's federation number must be %(low)s or more."),
+        gettext_lazy("The home coach's federation number must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable home coach's federation number: at most %(high)s."),
     ),
-    "away coach's federation number": lambda: _what(
-        gettext("Give the away coach's federation number."),
-        gettext("%(value)s is negative: the away coach's federation number must be %(low)s or more."),
-        gettext("The away coach's federation number must be %(low)s or more."),
-        gettext("%(value)s is not a believable away coach's federation number: at most %(high)s."),
+    "away coach's federation number": NumberWords(
+        gettext_lazy("Give the away coach's federation number."),
+        gettext_lazy("%(value)s is negative: the away coach's federation number must be %(low)s or more."),
+        gettext_lazy("The away coach's federation number must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable away coach's federation number: at most %(high)s."),
     ),
-    "number of touchdowns": lambda: _what(
-        gettext("Give the number of touchdowns."),
-        gettext("%(value)s is negative: the number of touchdowns must be %(low)s or more."),
-        gettext("The number of touchdowns must be %(low)s or more."),
-        gettext("%(value)s is not a believable number of touchdowns: at most %(high)s."),
+    "number of touchdowns": NumberWords(
+        gettext_lazy("Give the number of touchdowns."),
+        gettext_lazy("%(value)s is negative: the number of touchdowns must be %(low)s or more."),
+        gettext_lazy("The number of touchdowns must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable number of touchdowns: at most %(high)s."),
     ),
-    "number of casualties": lambda: _what(
-        gettext("Give the number of casualties."),
-        gettext("%(value)s is negative: the number of casualties must be %(low)s or more."),
-        gettext("The number of casualties must be %(low)s or more."),
-        gettext("%(value)s is not a believable number of casualties: at most %(high)s."),
+    "number of casualties": NumberWords(
+        gettext_lazy("Give the number of casualties."),
+        gettext_lazy("%(value)s is negative: the number of casualties must be %(low)s or more."),
+        gettext_lazy("The number of casualties must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable number of casualties: at most %(high)s."),
     ),
 }
 
@@ -387,10 +393,10 @@ class _Cells:
     def integer(self, column: str, *, low: int, high: int, what: str, default: int | None = None) -> int | None:
         """The cell as a whole number from `low` to `high`; `what` (WHAT) names it in the messages."""
         raw = self.text(column)
-        words = WHAT[what]()
+        words = WHAT[what]
         if raw == "":
             if default is None:
-                self.error(column, str(words["missing"]))
+                self.error(column, str(words.missing))
             return default
         try:
             value = int(raw)
@@ -398,10 +404,10 @@ class _Cells:
             self.error(column, gettext("'%(raw)s' is not a whole number.") % {"raw": raw})
             return None
         if value < low:
-            self.error(column, (words["negative"] if value < 0 else words["low"]) % {"value": value, "low": low})
+            self.error(column, str(words.negative if value < 0 else words.low) % {"value": value, "low": low})
             return None
         if value > high:
-            self.error(column, words["high"] % {"value": value, "high": high})
+            self.error(column, str(words.high) % {"value": value, "high": high})
             return None
         return value
 
