@@ -1,44 +1,45 @@
 """The audit trail: who changed what, when, from what to what. Written by the services, never by views."""
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Action(models.TextChoices):
     """Every change a person makes through a service."""
 
-    EVENT_CREATE = "event.create", "event entered"
-    EVENT_UPDATE = "event.update", "event changed"
-    EVENT_UPLOAD = "event.upload", "event uploaded"
-    EVENT_SUBMIT = "event.submit", "event submitted"
-    EVENT_SANCTION = "event.sanction", "event sanctioned"
-    EVENT_SANCTION_DUPLICATE = "event.sanction_duplicate", "likely duplicate sanctioned"
-    EVENT_REJECT = "event.reject", "event rejected"
-    GAME_CORRECT = "game.correct", "game corrected"
-    COACH_CREATE = "coach.create", "coach added"
-    COACH_MERGE = "coach.merge", "coaches merged"
-    COACH_PRIVACY = "coach.privacy", "coach's public name chosen"
-    COACH_ERASURE_REQUEST = "coach.erasure_request", "coach's erasure asked for"
-    COACH_ERASURE_CANCEL = "coach.erasure_cancel", "coach's erasure cancelled"
-    COACH_ERASE = "coach.erase", "coach erased"
-    COACH_EXPORT = "coach.export", "coach's data exported"
-    USER_LINK_COACH = "user.link_coach", "account linked to a coach"
-    USER_UNLOCK = "user.unlock", "account's login lock lifted"
-    RATING_SYSTEM_UPDATE = "rating_system.update", "rating system changed"
-    RUN_RERUN = "run.rerun", "run queued again"
-    RUN_CANCEL = "run.cancel", "queued run cancelled"
-    LIST_REPUBLISH = "list.republish", "rating list published again"
-    MEMBER_SIGN_UP = "member.sign_up", "member signed up"
-    MEMBER_CONFIRM = "member.confirm", "member's e-mail address confirmed"
-    MEMBER_FEED_RESET = "member.feed_reset", "member's feed address renewed"
-    MEMBER_PREFERENCES = "member.preferences", "member's notice preferences changed"
-    COACH_FOLLOW = "coach.follow", "coach followed"
-    COACH_UNFOLLOW = "coach.unfollow", "coach no longer followed"
-    COACH_CLAIM = "coach.claim", "coach claimed with a code"
-    CLAIM_REQUEST = "claim.request", "coach claim asked of staff"
-    CLAIM_APPROVE = "claim.approve", "coach claim approved"
-    CLAIM_REFUSE = "claim.refuse", "coach claim refused"
-    CLAIM_RELEASE = "claim.release", "coach claim released"
-    CLAIM_RESTORE = "claim.restore", "released coach claim restored"
+    EVENT_CREATE = "event.create", _("event entered")
+    EVENT_UPDATE = "event.update", _("event changed")
+    EVENT_UPLOAD = "event.upload", _("event uploaded")
+    EVENT_SUBMIT = "event.submit", _("event submitted")
+    EVENT_SANCTION = "event.sanction", _("event sanctioned")
+    EVENT_SANCTION_DUPLICATE = "event.sanction_duplicate", _("likely duplicate sanctioned")
+    EVENT_REJECT = "event.reject", _("event rejected")
+    GAME_CORRECT = "game.correct", _("game corrected")
+    COACH_CREATE = "coach.create", _("coach added")
+    COACH_MERGE = "coach.merge", _("coaches merged")
+    COACH_PRIVACY = "coach.privacy", _("coach's public name chosen")
+    COACH_ERASURE_REQUEST = "coach.erasure_request", _("coach's erasure asked for")
+    COACH_ERASURE_CANCEL = "coach.erasure_cancel", _("coach's erasure cancelled")
+    COACH_ERASE = "coach.erase", _("coach erased")
+    COACH_EXPORT = "coach.export", _("coach's data exported")
+    USER_LINK_COACH = "user.link_coach", _("account linked to a coach")
+    USER_UNLOCK = "user.unlock", _("account's login lock lifted")
+    RATING_SYSTEM_UPDATE = "rating_system.update", _("rating system changed")
+    RUN_RERUN = "run.rerun", _("run queued again")
+    RUN_CANCEL = "run.cancel", _("queued run cancelled")
+    LIST_REPUBLISH = "list.republish", _("rating list published again")
+    MEMBER_SIGN_UP = "member.sign_up", _("member signed up")
+    MEMBER_CONFIRM = "member.confirm", _("member's e-mail address confirmed")
+    MEMBER_FEED_RESET = "member.feed_reset", _("member's feed address renewed")
+    MEMBER_PREFERENCES = "member.preferences", _("member's notice preferences changed")
+    COACH_FOLLOW = "coach.follow", _("coach followed")
+    COACH_UNFOLLOW = "coach.unfollow", _("coach no longer followed")
+    COACH_CLAIM = "coach.claim", _("coach claimed with a code")
+    CLAIM_REQUEST = "claim.request", _("coach claim asked of staff")
+    CLAIM_APPROVE = "claim.approve", _("coach claim approved")
+    CLAIM_REFUSE = "claim.refuse", _("coach claim refused")
+    CLAIM_RELEASE = "claim.release", _("coach claim released")
+    CLAIM_RESTORE = "claim.restore", _("released coach claim restored")
 
 
 # what changed, by its model's label: the typed link each kind of subject fills

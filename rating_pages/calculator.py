@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rating_engines import glicko, knsb, naf_elo
-from rating_pages.presenters.about import period_name
+from rating_pages.presenters import about
 from ratings.configuration import engine_for
 from ratings.selectors import public_systems
 
@@ -67,7 +67,8 @@ def calculate_glicko(
     opponents = [(glicko.GlickoRating(r.rc, r.phi if r.phi is not None else opponent_phi, config.sigma0), r.w) for r in results]
     start = {
         "before": player, "entered": entered, "idle_periods": idle_periods, "decay_cap": config.decay_cap,
-        "period_name": period_name(config), "new_race": new_race, "existing": existing,
+        "period_name": about.period_name(config), "idle_words": about.idle_periods(config, idle_periods),
+        "new_race": new_race, "existing": existing,
         "cross_race_start": config.cross_race_start, "tau": config.tau,
     }
     try:

@@ -70,7 +70,7 @@ class Presentation:
     standings_change: str = ""  # how an event's standings add up the change (after the caption)
     rated_note: str = ""  # how an event's stored We were worked out, beyond "from the ratings before the game"
     uncounted: str = ""  # why an event's rating columns can be empty (after "did not count in …")
-    not_rated_yet: str = "not rated yet"  # a prediction's note where the system has not rated a game yet
+    not_rated_yet: str = _("not rated yet")  # a prediction's note where the system has not rated a game yet
 
     @property
     def predictions_template(self) -> str:
@@ -135,7 +135,7 @@ PRESENTATIONS = {
         ),
         block_noun=_("period"), game_caption=_("the period's opponents with their μ, φ, g(φ) and E"), ranking_hides=("nv",),
         value_multiplier=True, shows_phi=True, uncounted=" or belong to a period that has not closed yet",
-        not_rated_yet="not rated yet: its rating period has not closed",
+        not_rated_yet=_("not rated yet: its rating period has not closed"),
     ),
     Method.KNSB: Presentation(
         Method.KNSB,
@@ -151,7 +151,7 @@ PRESENTATIONS = {
             "played in the variant (counted or not) from the month of the oldest of them"
         ),
         provisional_figure="Nv", uncounted=" (“not counted” under List)",
-        not_rated_yet="not rated yet: waiting for the next monthly list",
+        not_rated_yet=_("not rated yet: waiting for the next monthly list"),
     ),
 }
 

@@ -8,6 +8,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import Q
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
 from ratings.choices import RunStatus, Trigger
@@ -71,22 +72,22 @@ class RankingFilter(django_filters.FilterSet):
     """Filters of a ranking (current or a stored list): variant, race, country, active only, name."""
 
     variant = django_filters.ModelChoiceFilter(
-        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label="All variants",
+        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label=_("All variants"), label=_("Variant"),
         widget=FastSelect(cache=partial(cached_choices, "variants")),
     )
     race = django_filters.ModelChoiceFilter(
         # the ranked races: only they are rated (an unranked roster's games count for no one)
-        queryset=Race.objects.filter(ranked=True).order_by("name"), to_field_name="slug", empty_label="All races",
-        widget=FastSelect(cache=partial(cached_choices, "ranked-races")),
+        queryset=Race.objects.filter(ranked=True).order_by("name"), to_field_name="slug", empty_label=_("All races"),
+        label=_("Race"), widget=FastSelect(cache=partial(cached_choices, "ranked-races")),
     )
     country = django_filters.ChoiceFilter(
-        field_name="coach__nationality", choices=coach_countries, empty_label="All countries", label="Nationality",
+        field_name="coach__nationality", choices=coach_countries, empty_label=_("All countries"), label=_("Nationality"),
         widget=FastSelect, method="filter_country",
     )
     active = django_filters.BooleanFilter(
-        method="filter_active", widget=forms.CheckboxInput, label="Ranked only (hide \u201c-\u201d entries)"
+        method="filter_active", widget=forms.CheckboxInput, label=_("Ranked only (hide “-” entries)")
     )
-    name = django_filters.CharFilter(method="filter_name", label="Coach name or number", max_length=100)
+    name = django_filters.CharFilter(method="filter_name", label=_("Coach name or number"), max_length=100)
 
     def __init__(self, *args, per_race: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
@@ -116,7 +117,7 @@ class PublishedRankingFilter(RankingFilter):
     name of the day (ratings.models.PublishedEntry)."""
 
     country = django_filters.ChoiceFilter(
-        field_name="nationality", choices=coach_countries, empty_label="All countries", label="Nationality", widget=FastSelect,
+        field_name="nationality", choices=coach_countries, empty_label=_("All countries"), label=_("Nationality"), widget=FastSelect,
     )
 
     def __init__(self, *args, **kwargs):
@@ -144,11 +145,11 @@ class PublishedRankingFilter(RankingFilter):
 class CoachFilter(django_filters.FilterSet):
     """Filters of the coach directory: a search by name or number, and a nationality."""
 
-    q = django_filters.CharFilter(method="filter_q", label="Name or number", max_length=100)
+    q = django_filters.CharFilter(method="filter_q", label=_("Name or number"), max_length=100)
     country = django_filters.ChoiceFilter(
-        field_name="nationality", choices=coach_countries, empty_label="All countries", label="Country", widget=FastSelect,
+        field_name="nationality", choices=coach_countries, empty_label=_("All countries"), label=_("Country"), widget=FastSelect,
         method="filter_country",
-        error_messages={"invalid_choice": "No coach has the nationality “%(value)s”: choose a country from the list."},
+        error_messages={"invalid_choice": _("No coach has the nationality “%(value)s”: choose a country from the list.")},
     )
 
     def __init__(self, *args, **kwargs):
@@ -169,20 +170,22 @@ class EventFilter(django_filters.FilterSet):
     list holds public events only: drafts, submitted and rejected events are their organiser's and the staff's."""
 
     STATUS_CHOICES = [
-        (EventStatus.SANCTIONED, "Sanctioned"),
-        (EventStatus.OPEN_PLAY, "Open play (unsanctioned, never rated)"),
-        ("any", "Sanctioned and open play"),
+        (EventStatus.SANCTIONED, _("Sanctioned")),
+        (EventStatus.OPEN_PLAY, _("Open play (unsanctioned, never rated)")),
+        ("any", _("Sanctioned and open play")),
     ]
 
-    name = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="Name", max_length=100)
-    year = django_filters.ChoiceFilter(field_name="start_date", lookup_expr="year", empty_label="All years", label="Year")
-    country = django_filters.ChoiceFilter(field_name="country", choices=event_countries, empty_label="All countries")
-    variant = django_filters.ModelChoiceFilter(
-        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label="All variants"
+    name = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label=_("Name"), max_length=100)
+    year = django_filters.ChoiceFilter(field_name="start_date", lookup_expr="year", empty_label=_("All years"), label=_("Year"))
+    country = django_filters.ChoiceFilter(
+        field_name="country", choices=event_countries, empty_label=_("All countries"), label=_("Country"),
     )
-    major = django_filters.BooleanFilter(method="filter_major", widget=forms.CheckboxInput, label="Majors only")
+    variant = django_filters.ModelChoiceFilter(
+        queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label=_("All variants"), label=_("Variant"),
+    )
+    major = django_filters.BooleanFilter(method="filter_major", widget=forms.CheckboxInput, label=_("Majors only"))
     status = django_filters.ChoiceFilter(
-        method="filter_status", choices=STATUS_CHOICES, empty_label=None, label="Status"
+        method="filter_status", choices=STATUS_CHOICES, empty_label=None, label=_("Status")
     )
 
     def __init__(self, data=None, *args, years=(), **kwargs):
@@ -213,6 +216,6 @@ class BreakdownForm(forms.Form):
 
 
 class RunFilter(django_filters.FilterSet):
-    system = django_filters.ModelChoiceFilter(queryset=staff_systems(), field_name="system")
-    status = django_filters.ChoiceFilter(choices=RunStatus.choices)
-    trigger = django_filters.ChoiceFilter(choices=Trigger.choices)
+    system = django_filters.ModelChoiceFilter(queryset=staff_systems(), field_name="system", label=_("System"))
+    status = django_filters.ChoiceFilter(choices=RunStatus.choices, label=_("Status"))
+    trigger = django_filters.ChoiceFilter(choices=Trigger.choices, label=_("Trigger"))

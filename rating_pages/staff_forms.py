@@ -9,6 +9,8 @@ import typing
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from rating_engines.glicko import config as glicko_config
 from rating_engines.knsb import config as knsb_config
@@ -30,41 +32,46 @@ OWN_FIELDS = {"inactive_after_months", "variants", "excluded_races", "csrfmiddle
 # (label, help) of each parameter, in the words of the spec (the default is added from the engine)
 WORDING = {
     Method.NAF_ELO: {
-        "start_rating": ("Start rating", "Where a ranking starts the first time a coach plays that race at a sanctioned event."),
-        "non_major_max": ("Non-major MAX", "K = 2·√min(N, MAX), N the NAF coaches in the tournament: MAX of a non-major "
-                          "(the old code used 30)."),
-        "major_coaches": ("Coaches of a major", "Majors (and Nationals) are always treated as this many coaches, however many attend."),
-        "round_k": ("Round K", "Round K to an integer, as the federation's old site code did (K = 11 for any non-major with "
-                    "28+ coaches, 15 for majors)."),
-        "conceder_loses": ("Conceder loses", "Treat a conceded game as a loss whatever the score."),
-        "k_scale": ("K scale", "A multiplier on K (1: the spec's K); the parameter search on the accuracy page tries others."),
+        "start_rating": (_("Start rating"), _("Where a ranking starts the first time a coach plays that race at a sanctioned event.")),
+        "non_major_max": (_("Non-major MAX"), _("K = 2·√min(N, MAX), N the NAF coaches in the tournament: MAX of a non-major "
+                          "(the old code used 30).")),
+        "major_coaches": (
+            _("Coaches of a major"), _("Majors (and Nationals) are always treated as this many coaches, however many attend."),
+        ),
+        "round_k": (_("Round K"), _("Round K to an integer, as the federation's old site code did (K = 11 for any non-major with "
+                    "28+ coaches, 15 for majors).")),
+        "conceder_loses": (_("Conceder loses"), _("Treat a conceded game as a loss whatever the score.")),
+        "k_scale": (_("K scale"), _("A multiplier on K (1: the spec's K); the parameter search on the accuracy page tries others.")),
     },
     Method.GLICKO: {
-        "mu0": ("μ0", "The rating a new rating starts at."),
-        "phi0": ("φ0", "The deviation a new rating starts at; idle decay stops here unless φ cap is set."),
-        "sigma0": ("σ0", "The volatility a new rating starts at."),
-        "tau": ("τ", "The system constant: how fast the volatility may change."),
-        "period": ("Rating period", "Calendar months by game date, two-week periods (Monday to Sunday), or each event."),
-        "period_anchor": ("First two-week period", "The Monday two-week periods are counted from."),
-        "value_phi_multiplier": ("φ multiplier of the value", "Displayed ranking value: μ − multiplier·φ."),
-        "inactive_phi": ("Inactive above φ", "A rating with φ above this is inactive: it keeps its value but gets no rank."),
-        "phi_cap": ("φ cap", "Idle decay φ = √(φ² + σ²) stops here; empty: at φ0."),
-        "cross_race_start": ("New race from the coach's others", "A coach with at least 2 existing race ratings starts a new race at "
-                             "the median of their μ and the largest of their φ (otherwise μ0, φ0)."),
+        "mu0": ("μ0", _("The rating a new rating starts at.")),
+        "phi0": ("φ0", _("The deviation a new rating starts at; idle decay stops here unless φ cap is set.")),
+        "sigma0": ("σ0", _("The volatility a new rating starts at.")),
+        "tau": ("τ", _("The system constant: how fast the volatility may change.")),
+        "period": (_("Rating period"), _("Calendar months by game date, two-week periods (Monday to Sunday), or each event.")),
+        "period_anchor": (_("First two-week period"), _("The Monday two-week periods are counted from.")),
+        "value_phi_multiplier": (_("φ multiplier of the value"), _("Displayed ranking value: μ − multiplier·φ.")),
+        "inactive_phi": (_("Inactive above φ"), _("A rating with φ above this is inactive: it keeps its value but gets no rank.")),
+        "phi_cap": (_("φ cap"), _("Idle decay φ = √(φ² + σ²) stops here; empty: at φ0.")),
+        "cross_race_start": (_("New race from the coach's others"), _("A coach with at least 2 existing race ratings starts a new race at "
+                             "the median of their μ and the largest of their φ (otherwise μ0, φ0).")),
     },
     Method.KNSB: {
-        "sigma": ("σ", "We = Φ((R0 − Rc)/σ); the spec's σ is 2000/7 ≈ 285.714."),
-        "we_table": ("We from the table", "Use We rounded to 3 decimals, as in the printed table."),
-        "lpr_margin": ("LPR margin", "Allow LPR ± this margin before LPR-limitering."),
-        "depot_min_games": ("Depot games for a start rating",
-                            "An unrated player gets a start rating once the depot holds this many games."),
-        "depot_months": ("Depot months", "Depot games older than this many months expire."),
-        "nv_cap": ("Nv cap", "Nv, the number of games a rating rests on, is capped here."),
-        "bootstrap_rating": ("Bootstrap rating", "While a player is unrated, a game against another unrated player goes into "
-                             "the depot with Rc = this rating; empty: no bootstrap."),
-        "junior_age": ("Junior age", "Juniors (this age or under in the list year): threshold 30 games, floor 40; empty: no junior rule."),
-        "initial_list": ("Imported list", "An existing list, one coach a line: number; rating; games; birth year (the birth year "
-                         "may be left out). In force from the first list."),
+        "sigma": ("σ", _("We = Φ((R0 − Rc)/σ); the spec's σ is 2000/7 ≈ 285.714.")),
+        "we_table": (_("We from the table"), _("Use We rounded to 3 decimals, as in the printed table.")),
+        "lpr_margin": (_("LPR margin"), _("Allow LPR ± this margin before LPR-limitering.")),
+        "depot_min_games": (
+            _("Depot games for a start rating"), _("An unrated player gets a start rating once the depot holds this many games."),
+        ),
+        "depot_months": (_("Depot months"), _("Depot games older than this many months expire.")),
+        "nv_cap": (_("Nv cap"), _("Nv, the number of games a rating rests on, is capped here.")),
+        "bootstrap_rating": (_("Bootstrap rating"), _("While a player is unrated, a game against another unrated player goes into "
+                             "the depot with Rc = this rating; empty: no bootstrap.")),
+        "junior_age": (
+            _("Junior age"), _("Juniors (this age or under in the list year): threshold 30 games, floor 40; empty: no junior rule."),
+        ),
+        "initial_list": (_("Imported list"), _("An existing list, one coach a line: number; rating; games; birth year (the birth year "
+                         "may be left out). In force from the first list.")),
     },
 }
 
@@ -76,6 +83,13 @@ def _engine_message(error: ValueError, owner: str, name: str) -> str:
 
 def _plain_number(value):
     return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# what is wrong with each part of an imported list's line that is not a number, whole
+ENTRY_PROBLEMS = (
+    _("the number “%(part)s” is not a whole number."), _("the rating “%(part)s” is not a number."),
+    _("the games “%(part)s” is not a whole number."), _("the birth year “%(part)s” is not a whole number."),
+)
 
 
 class ImportedListField(forms.CharField):
@@ -91,15 +105,21 @@ class ImportedListField(forms.CharField):
             parts = [part.strip() for part in line.split(";")]
             entry = self._entry(parts)
             if isinstance(entry, str):
-                problems.append(f"Line {number} ({line.strip()}): {entry}")
+                problems.append(
+                    gettext("Line %(number)s (%(line)s): %(problem)s") % {"number": number, "line": line.strip(), "problem": entry}
+                )
                 continue
             try:  # the engine's own rule for an entry (games at least 1, say)
                 knsb_config.KnsbConfig.from_params({"initial_list": [entry]})
             except ValueError as error:
-                problems.append(f"Line {number} ({line.strip()}): {_engine_message(error, 'KnsbConfig', 'initial_list')}")
+                problems.append(gettext("Line %(number)s (%(line)s): %(problem)s") % {
+                    "number": number, "line": line.strip(), "problem": _engine_message(error, "KnsbConfig", "initial_list"),
+                })
                 continue
             if entry[0] in lines_of:
-                problems.append(f"Line {number} ({line.strip()}): coach {entry[0]} is on line {lines_of[entry[0]]} already.")
+                problems.append(gettext("Line %(number)s (%(line)s): coach %(coach)s is on line %(other)s already.") % {
+                    "number": number, "line": line.strip(), "coach": entry[0], "other": lines_of[entry[0]],
+                })
                 continue
             lines_of[entry[0]] = number
             entries.append(entry)
@@ -113,20 +133,21 @@ class ImportedListField(forms.CharField):
         if len(parts) == 4 and not parts[3]:
             parts = parts[:3]  # "12; 1500; 30;": no birth year
         if len(parts) not in (3, 4):
-            return "give number; rating; games; birth year (the birth year may be left out)."
+            return gettext("give number; rating; games; birth year (the birth year may be left out).")
         entry = []
-        for part, what, kind in zip(parts, ("number", "rating", "games", "birth year"), (int, float, int, int), strict=False):
+        for part, problem, kind in zip(parts, ENTRY_PROBLEMS, (int, float, int, int), strict=False):
             try:
                 entry.append(kind(part))
             except ValueError:
-                return f"the {what} “{part}” is not {'a whole number' if kind is int else 'a number'}."
+                return str(problem) % {"part": part}
         return entry
 
 
 def _with_default(help_text: str, default) -> str:
     """A parameter's help text, then its default (a tuple's default, a list, is not shown)."""
-    shown = "none" if default is None else default.isoformat() if isinstance(default, dt.date) else _plain_number(default)
-    return " ".join(part for part in (help_text, f"Default: {shown}." if not isinstance(default, tuple) else "") if part)
+    shown = gettext("none") if default is None else default.isoformat() if isinstance(default, dt.date) else _plain_number(default)
+    default_text = gettext("Default: %(value)s.") % {"value": shown} if not isinstance(default, tuple) else ""
+    return " ".join(part for part in (str(help_text), default_text) if part)
 
 
 def _typed_field(kind, attrs: dict, common: dict) -> forms.Field | None:
@@ -141,11 +162,13 @@ def _typed_field(kind, attrs: dict, common: dict) -> forms.Field | None:
 
 
 class RatingSystemForm(forms.Form):
-    inactive_after_months = forms.IntegerField(required=False, min_value=1, max_value=240, widget=NUMBER)
+    inactive_after_months = forms.IntegerField(required=False, min_value=1, max_value=240, widget=NUMBER,
+                                               label=_("Inactive after months"))
     variants = forms.ModelMultipleChoiceField(queryset=Variant.objects.all(), required=False,
-                                              widget=forms.CheckboxSelectMultiple, help_text="None ticked: every variant.")
+                                              widget=forms.CheckboxSelectMultiple, help_text=_("None ticked: every variant."),
+                                              label=_("Variants"))
     excluded_races = forms.ModelMultipleChoiceField(queryset=Race.objects.order_by("name"), required=False,
-                                                    widget=forms.CheckboxSelectMultiple)
+                                                    widget=forms.CheckboxSelectMultiple, label=_("Excluded races"))
 
     def __init__(self, *args, system: "RatingSystem", **kwargs):
         super().__init__(*args, **kwargs)
@@ -204,7 +227,8 @@ class RatingSystemForm(forms.Form):
         cleaned = super().clean()
         unknown = sorted(set(self.data) - set(self.fields) - OWN_FIELDS) if self.is_bound else []
         if unknown:
-            raise ValidationError(f"This form has no field {', '.join(unknown)}: nothing is saved. Reload the page and try again.")
+            raise ValidationError(gettext("This form has no field %(fields)s: nothing is saved. Reload the page and try again.")
+                                  % {"fields": ", ".join(unknown)})
         owner = self.config_class.__name__
         for name, spec in self.parameter_fields.items():
             if name not in cleaned:

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from rating_pages.filters import RunFilter
@@ -43,7 +44,7 @@ class RunTable(tables.Table):
         model = RecalculationRun
         fields = ["id", "system", "trigger", "reason", "requested_by", "from_date", "status", "games_processed",
                   "duration", "created_at"]
-        empty_text = "No recalculation runs yet."
+        empty_text = gettext_lazy("No recalculation runs yet.")
 
     def render_duration(self, value):
         return f"{value:.1f} s"
@@ -92,7 +93,7 @@ def system_edit(request, pk: int):
             else:
                 form.add_error(None, error)
         else:
-            messages.success(request, f"{system.name} is saved; it is recalculated from the first game.")
+            messages.success(request, gettext("%(system)s is saved; it is recalculated from the first game.") % {"system": system.name})
             return redirect("staff_system_list")
     return render(request, "staff/system_form.html", {
         "system": system, "form": form, "parameter_names": list(form.parameter_fields),
@@ -144,7 +145,12 @@ def event_runs(request, pk: int):
 def run_rerun(request, pk: int):
     run = _run(pk)
     rerun = recalculation_rerun(run=run, actor=request.user)
-    messages.success(request, f"Run {rerun.pk} is queued: {run.system.name} from {run.from_date or 'the first game'}.")
+    if run.from_date:
+        messages.success(request, gettext("Run %(run)s is queued: %(system)s from %(day)s.")
+                         % {"run": rerun.pk, "system": run.system.name, "day": run.from_date})
+    else:
+        messages.success(request, gettext("Run %(run)s is queued: %(system)s from the first game.")
+                         % {"run": rerun.pk, "system": run.system.name})
     return redirect("staff_run_detail", rerun.pk)
 
 
@@ -158,7 +164,7 @@ def run_cancel(request, pk: int):
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, f"Run {run.pk} is cancelled: it will not run.")
+        messages.success(request, gettext("Run %(run)s is cancelled: it will not run.") % {"run": run.pk})
     return redirect("staff_run_detail", run.pk)
 
 
@@ -172,7 +178,9 @@ def list_republish(request, system: str, month: tuple[int, int]):
     try:
         edition = int(request.POST.get("edition", ""))
     except ValueError:
-        messages.error(request, "Reload the page of the list and publish again from there: the form did not say which edition it follows.")
+        messages.error(request, gettext(
+            "Reload the page of the list and publish again from there: the form did not say which edition it follows."
+        ))
         return redirect("rating_list_detail", rating_system.slug, month)
     try:
         publication = republish(
@@ -182,5 +190,6 @@ def list_republish(request, system: str, month: tuple[int, int]):
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
         return redirect("rating_list_detail", rating_system.slug, month)
-    messages.success(request, f"{publication} is on record; edition {publication.edition - 1} stays readable at its own address.")
+    messages.success(request, gettext("%(publication)s is on record; edition %(edition)s stays readable at its own address.")
+                     % {"publication": publication, "edition": publication.edition - 1})
     return redirect("rating_list_detail", rating_system.slug, month)

@@ -1,5 +1,6 @@
 """What the ratings do when the record changes (tournaments.signals), connected in RatingsConfig.ready."""
 from django.template.loader import render_to_string
+from django.utils.translation import gettext
 
 from ratings import selectors, services
 from ratings.models import CalculationRow, CurrentRating, PeriodSummary, RatingListEntry, Trigger
@@ -29,11 +30,16 @@ def running_recalculation(sender, *, event, **kwargs) -> str | None:
     run = selectors.run_covering(event.end_date)
     if run is None:
         return None
-    since = f"{run.from_date:%Y-%m-%d}" if run.from_date else "the first game"
-    return (
-        f"The {run.system.name} ratings are being recalculated from {since} (run {run.pk}, "
-        f"{run.get_status_display().lower()}): this event cannot change until that run finishes. Try again in a few minutes."
-    )
+    values = {"system": run.system.name, "run": run.pk, "status": run.get_status_display().lower()}
+    if run.from_date:
+        return gettext(
+            "The %(system)s ratings are being recalculated from %(day)s (run %(run)s, %(status)s): this event cannot change "
+            "until that run finishes. Try again in a few minutes."
+        ) % {**values, "day": f"{run.from_date:%Y-%m-%d}"}
+    return gettext(
+        "The %(system)s ratings are being recalculated from the first game (run %(run)s, %(status)s): this event cannot "
+        "change until that run finishes. Try again in a few minutes."
+    ) % values
 
 
 def sanction_preview(sender, *, event, **kwargs) -> str:

@@ -4,15 +4,18 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django_filters.widgets import DateRangeWidget
 
-from audit.models import AuditRecord
+from audit.models import Action, AuditRecord
 
 from .models import Event, EventStatus
 
 
-def _distinct(field: str):
+def _distinct(field: str, labels=None):
+    """The values the audit records hold in `field`, each shown by its label in `labels` (if any)."""
+    labels = labels or {}
+
     def choices():
         values = AuditRecord.objects.order_by(field).values_list(field, flat=True).distinct()
-        return [(value, value) for value in values]
+        return [(value, labels.get(value, value)) for value in values]
     return choices
 
 
@@ -28,7 +31,7 @@ class AuditFilter(django_filters.FilterSet):
     person = django_filters.CharFilter(field_name="actor__username", lookup_expr="icontains", label=_("Person"))
     object_type = django_filters.ChoiceFilter(choices=_distinct("object_type"), label=_("Kind of object"))
     object = django_filters.CharFilter(method="filter_object", label=_("Object"), help_text=_("Name or id."))
-    action = django_filters.ChoiceFilter(choices=_distinct("action"), label=_("Action"))
+    action = django_filters.ChoiceFilter(choices=_distinct("action", dict(Action.choices)), label=_("Action"))
     date = django_filters.DateFromToRangeFilter(
         field_name="at__date", label=_("Date"), widget=_date_range()
     )

@@ -13,8 +13,8 @@ from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 from django_countries.fields import CountryField
 
 from .rules import play_date_error
@@ -31,7 +31,7 @@ class PlayDateValidator:
     def __call__(self, value):
         day = value.astimezone(dt.UTC).date() if isinstance(value, dt.datetime) and value.tzinfo else value
         day = day.date() if isinstance(day, dt.datetime) else day
-        if problem := play_date_error(day, today=timezone.localdate()):
+        if problem := play_date_error(day, today=timezone.localdate(), translate=gettext):
             raise ValidationError(problem, code=self.code)
 
     def __eq__(self, other):

@@ -165,7 +165,7 @@ def event_edit(request, pk: int):
         "event": event, "entry": entry, "problems": problems, "edit_url": request.get_full_path(),
         "summary": summary, "elsewhere": elsewhere, "problem_count": len(summary) + len(elsewhere) + len(problems),
         "more_rows": MORE_GAME_ROWS, "round_number": round_number, "rounds": entry.rounds_saved(),
-        "games_legend": f"Games of round {round_number}" if round_number is not None else "Games",
+        "games_legend": _("Games of round %(round)s") % {"round": round_number} if round_number is not None else _("Games"),
         "coach_choices": selectors.event_coach_choices(event=event),
         "new_coaches": NewCoachFormSet(prefix="coaches", initial=[{"number": n, "create": True} for n in entry.unknown_numbers])
         if entry.unknown_numbers and request.user.has_perm(CREATE_COACHES) else None,

@@ -6,6 +6,7 @@ entry forms, services, the models' PlayDateValidator and the importers all check
 and so say the same thing about the same date or score.
 """
 import datetime as dt
+from collections.abc import Callable
 
 # Dates of play the record accepts: none before Blood Bowl was first published (1986), none more
 # than a year ahead (an event is announced at most a season before). Anything outside is a typing
@@ -24,10 +25,24 @@ def last_play_date(today: dt.date) -> dt.date:
         return today.replace(year=today.year + 1, day=28)
 
 
-def play_date_error(day: dt.date, *, today: dt.date) -> str | None:
-    """Why `day` cannot be a date of play of the record (None: it can)."""
+def _as_is(text: str) -> str:
+    return text
+
+
+def gettext_noop(text: str) -> str:
+    """Marks a text for the translation catalogue (makemessages reads the call) without Django."""
+    return text
+
+
+PLAY_DATE_PROBLEM = gettext_noop(
+    "%(day)s is not a plausible date: dates of play run from %(first)s to %(last)s (a year from today)."
+)
+
+
+def play_date_error(day: dt.date, *, today: dt.date, translate: Callable[[str], str] = _as_is) -> str | None:
+    """Why `day` cannot be a date of play of the record (None: it can); a page passes its `gettext`
+    as `translate` for the reason in its language, the importers keep it in English."""
     last = last_play_date(today)
     if FIRST_PLAY_DATE <= day <= last:
         return None
-    return (f"{day.isoformat()} is not a plausible date: dates of play run from {FIRST_PLAY_DATE.isoformat()} "
-            f"to {last.isoformat()} (a year from today).")
+    return translate(PLAY_DATE_PROBLEM) % {"day": day.isoformat(), "first": FIRST_PLAY_DATE.isoformat(), "last": last.isoformat()}

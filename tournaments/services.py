@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Min, Q
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from audit.models import Action
 from audit.services import audit_record
@@ -38,6 +39,7 @@ from .uploads import (
     check_participants,
     check_results,
     check_rounds,
+    not_ranked_message,
     played_at_times,
 )
 
@@ -119,22 +121,28 @@ def _request_recalculation(*, trigger: ResultsTrigger, since: dt.date, reason: s
     signals.results_changed.send(sender=Game, trigger=trigger, since=since, reason=reason, actor=actor)
 
 
+STARTS = gettext_lazy("The event starts on %(day)s")
+ENDS = gettext_lazy("The event ends on %(day)s")
+HAS_ROUND = gettext_lazy("The event has a round on %(day)s")
+HAS_GAME = gettext_lazy("The event has a game on %(day)s")
+
+
 def _ensure_plausible_dates(event: Event) -> None:
     """Refuse an event whose dates, or whose rounds' or games' dates, lie outside the window of play
     dates (stored before the record checked them): no rating could take them."""
     rounds = event.rounds.aggregate(first=Min("date"), last=Max("date"))
     games = event.games.aggregate(first=Min("played_at"), last=Max("played_at"))
     days = [
-        ("starts", event.start_date), ("ends", event.end_date), ("has a round", rounds["first"]), ("has a round", rounds["last"]),
-        ("has a game", games["first"] and games["first"].date()), ("has a game", games["last"] and games["last"].date()),
+        (STARTS, event.start_date), (ENDS, event.end_date), (HAS_ROUND, rounds["first"]), (HAS_ROUND, rounds["last"]),
+        (HAS_GAME, games["first"] and games["first"].date()), (HAS_GAME, games["last"] and games["last"].date()),
     ]
     today = timezone.localdate()
-    problems = [f"The event {what} on {day.isoformat()}" for what, day in days if day and play_date_error(day, today=today)]
+    problems = [str(what) % {"day": day.isoformat()} for what, day in days if day and play_date_error(day, today=today)]
     if problems:
         raise ValidationError([
             *dict.fromkeys(problems),
-            f"Dates of play run from {FIRST_PLAY_DATE.isoformat()} to {last_play_date(today).isoformat()}: "
-            "correct the event's dates first.",
+            gettext("Dates of play run from %(first)s to %(last)s: correct the event's dates first.")
+            % {"first": FIRST_PLAY_DATE.isoformat(), "last": last_play_date(today).isoformat()},
         ])
 
 
@@ -143,9 +151,10 @@ def event_submit(*, event: Event, actor) -> Event:
     """An organiser hands a draft (or a rejected event, corrected) to staff for sanctioning."""
     event = Event.objects.select_for_update().get(pk=event.pk)
     if event.status not in {EventStatus.DRAFT, EventStatus.REJECTED}:
-        raise ValidationError(f"Only a draft or rejected event can be submitted; this one is {event.get_status_display().lower()}.")
+        raise ValidationError(gettext("Only a draft or rejected event can be submitted; this one is %(status)s.")
+                              % {"status": event.get_status_display().lower()})
     if not event.games.exists():
-        raise ValidationError("An event needs at least one game before it can be submitted.")
+        raise ValidationError(gettext("An event needs at least one game before it can be submitted."))
     _ensure_plausible_dates(event)
     before = event.status
     event.status = EventStatus.SUBMITTED
@@ -155,12 +164,19 @@ def event_submit(*, event: Event, actor) -> Event:
 
 
 def _duplicate_summary(duplicates: list) -> str:
-    return "; ".join(
-        f"{d.event.name} ({d.same_games} of {d.of_games} games the same"
-        + (f", {d.same_pairings} more between the same coaches that day" if d.same_pairings else "")
-        + f", {d.shared_coaches} of {d.of_coaches} coaches in both)"
-        for d in duplicates
-    )
+    def one(d) -> str:
+        values = {
+            "event": d.event.name, "same": d.same_games, "games": d.of_games, "pairings": d.same_pairings,
+            "shared": d.shared_coaches, "coaches": d.of_coaches,
+        }
+        if d.same_pairings:
+            return gettext(
+                "%(event)s (%(same)s of %(games)s games the same, %(pairings)s more between the same coaches that day, "
+                "%(shared)s of %(coaches)s coaches in both)"
+            ) % values
+        return gettext("%(event)s (%(same)s of %(games)s games the same, %(shared)s of %(coaches)s coaches in both)") % values
+
+    return "; ".join(one(d) for d in duplicates)
 
 
 @transaction.atomic(durable=True)
@@ -170,17 +186,16 @@ def event_sanction(*, event: Event, actor, note: str = "", duplicate_reason: str
     `duplicate_reason`, why it is none, which the audit log keeps with the events it resembles."""
     event = Event.objects.select_for_update().get(pk=event.pk)
     if event.status == EventStatus.SANCTIONED:
-        raise ValidationError("This event is already sanctioned.")
+        raise ValidationError(gettext("This event is already sanctioned."))
     if event.status == EventStatus.OPEN_PLAY:
-        raise ValidationError("Open play is recorded play, not an event of the federation: it is never sanctioned.")
+        raise ValidationError(gettext("Open play is recorded play, not an event of the federation: it is never sanctioned."))
     _ensure_plausible_dates(event)
     duplicates = [d for d in selectors.event_likely_duplicates(event=event) if d.likely]
     duplicate_reason = duplicate_reason.strip()
     if duplicates and not duplicate_reason:
-        raise ValidationError(
-            f"This event is a likely duplicate of {_duplicate_summary(duplicates)}: "
-            "sanction it only once you have checked that it is not, and say why."
-        )
+        raise ValidationError(gettext(
+            "This event is a likely duplicate of %(events)s: sanction it only once you have checked that it is not, and say why."
+        ) % {"events": _duplicate_summary(duplicates)})
     backdated = _is_backdated(event)
     before = event.status
     event.status = EventStatus.SANCTIONED
@@ -203,7 +218,7 @@ def event_sanction(*, event: Event, actor, note: str = "", duplicate_reason: str
 def event_reject(*, event: Event, actor, reason: str) -> Event:
     """Reject a submitted event with a reason (a sanctioned one leaves the rankings, so they recalculate)."""
     if not reason.strip():
-        raise ValidationError("Give the organiser a reason for the rejection.")
+        raise ValidationError(gettext("Give the organiser a reason for the rejection."))
     event = Event.objects.select_for_update().get(pk=event.pk)
     was_sanctioned = event.status == EventStatus.SANCTIONED
     before = event.status
@@ -230,10 +245,10 @@ def game_correct(*, game: Game, actor, note: str = "", **changes) -> Game:
         raise ValidationError(f"These fields cannot be corrected here: {', '.join(sorted(unknown))}.")
     _check_result_values(changes)
     game = Game.objects.select_for_update().select_related("event").get(pk=game.pk)
-    if problem := play_date_error(game.played_at.date(), today=timezone.localdate()):
-        raise ValidationError(
-            f"Game {game.pk} cannot be corrected: {problem} Reject the event so that its organiser corrects its dates."
-        )
+    if problem := play_date_error(game.played_at.date(), today=timezone.localdate(), translate=gettext):
+        raise ValidationError(gettext(
+            "Game %(game)s cannot be corrected: %(problem)s Reject the event so that its organiser corrects its dates."
+        ) % {"game": game.pk, "problem": problem})
     _ensure_not_recalculating(game.event)
     before = {name: getattr(game, name) for name in changes}
     replaced = GameCorrection(
@@ -348,10 +363,12 @@ def _changed(before: dict, after: dict) -> tuple[dict, dict]:
 
 def _ensure_editable(event: Event) -> None:
     if event.status not in EDITABLE_STATUSES:
-        raise ValidationError(
-            f"This event is {event.get_status_display().lower()}: only a draft or a rejected event can be edited"
-            + (" (staff correct a sanctioned event's results)." if event.status == EventStatus.SANCTIONED else ".")
-        )
+        if event.status == EventStatus.SANCTIONED:
+            raise ValidationError(gettext(
+                "This event is sanctioned: only a draft or a rejected event can be edited (staff correct a sanctioned event's results)."
+            ))
+        raise ValidationError(gettext("This event is %(status)s: only a draft or a rejected event can be edited.")
+                              % {"status": event.get_status_display().lower()})
 
 
 def _ensure_not_recalculating(event: Event) -> None:
@@ -364,28 +381,50 @@ def _ensure_not_recalculating(event: Event) -> None:
 def _check_result_values(changes: dict) -> None:
     """Touchdowns and casualties a Blood Bowl game can have (the forms say the same)."""
     errors = {}
-    for name, limit, what in (
-        ("home_touchdowns", MAX_TOUCHDOWNS, "touchdowns"), ("away_touchdowns", MAX_TOUCHDOWNS, "touchdowns"),
-        ("home_casualties", MAX_CASUALTIES, "casualties"), ("away_casualties", MAX_CASUALTIES, "casualties"),
+    touchdowns = (
+        gettext_lazy("%(value)s is negative: the number of touchdowns must be 0 or more."),
+        gettext_lazy("%(value)s is not a believable number of touchdowns: at most %(limit)s."),
+    )
+    casualties = (
+        gettext_lazy("%(value)s is negative: the number of casualties must be 0 or more."),
+        gettext_lazy("%(value)s is not a believable number of casualties: at most %(limit)s."),
+    )
+    for name, limit, (negative, too_many) in (
+        ("home_touchdowns", MAX_TOUCHDOWNS, touchdowns), ("away_touchdowns", MAX_TOUCHDOWNS, touchdowns),
+        ("home_casualties", MAX_CASUALTIES, casualties), ("away_casualties", MAX_CASUALTIES, casualties),
     ):
         value = changes.get(name)
         if value is not None and value < 0:
-            errors[name] = f"{value} is negative: the number of {what} must be 0 or more."
+            errors[name] = str(negative) % {"value": value}
         elif value is not None and value > limit:
-            errors[name] = f"{value} is not a believable number of {what}: at most {limit}."
+            errors[name] = str(too_many) % {"value": value, "limit": limit}
     if errors:
         raise ValidationError(errors)
 
 
 def _ensure_not_too_many(games: list) -> None:
     if len(games) > MAX_UPLOAD_GAMES:
-        raise ValidationError(
-            f"{len(games):,} games are more than one event holds: an event takes at most {MAX_UPLOAD_GAMES:,}."
-        )
+        raise ValidationError(gettext("%(count)s games are more than one event holds: an event takes at most %(most)s.")
+                              % {"count": f"{len(games):,}", "most": f"{MAX_UPLOAD_GAMES:,}"})
 
 
-def _validation_messages(errors, label: str) -> list[str]:
-    return [f"{label} {e.line}, {e.column}: {e.message}" if e.column else f"{label} {e.line}: {e.message}" for e in errors]
+# Where a rule is broken, by the part of the entry or upload: (at a column, in a whole row)
+WHERE = {
+    "line": (gettext_lazy("Line %(line)s, %(column)s: %(message)s"), gettext_lazy("Line %(line)s: %(message)s")),
+    "round": (gettext_lazy("Round row %(line)s, %(column)s: %(message)s"), gettext_lazy("Round row %(line)s: %(message)s")),
+    "participant": (
+        gettext_lazy("Participant row %(line)s, %(column)s: %(message)s"), gettext_lazy("Participant row %(line)s: %(message)s"),
+    ),
+    "game": (gettext_lazy("Game %(line)s, %(column)s: %(message)s"), gettext_lazy("Game %(line)s: %(message)s")),
+    "award": (gettext_lazy("Award row %(line)s, %(column)s: %(message)s"), gettext_lazy("Award row %(line)s: %(message)s")),
+}
+
+
+def _validation_messages(errors, where: str) -> list[str]:
+    at_column, in_row = WHERE[where]
+    return [
+        str(at_column if e.column else in_row) % {"line": e.line, "column": e.column, "message": e.message} for e in errors
+    ]
 
 
 def _coaches_by_number(numbers) -> dict[int, Coach]:
@@ -398,8 +437,8 @@ def _races_by_slug(slugs) -> dict:
     unknown = sorted({s for s in slugs if s} - races.keys())
     if unranked or unknown:
         raise ValidationError(
-            [f"{name} is not a ranked race: only the federation's ranked races can be sanctioned." for name in unranked]
-            + [f"'{slug}' is not a race the federation knows." for slug in unknown]
+            [not_ranked_message(name) for name in unranked]
+            + [gettext("'%(text)s' is not a race the federation knows.") % {"text": slug} for slug in unknown]
         )
     return races
 
@@ -434,7 +473,7 @@ def _write_results(event: Event, entries, played_at: dict) -> None:
             GameSide.objects.bulk_create([side for game in created for side in game_sides_for(game)], batch_size=1000)
             _refresh_statistics(event)
     except IntegrityError as exc:
-        raise ValidationError(f"The database refused these results ({exc}); nothing was saved.") from exc
+        raise ValidationError(gettext("The database refused these results (%(error)s); nothing was saved.") % {"error": exc}) from exc
 
 
 @transaction.atomic(durable=True)
@@ -486,15 +525,18 @@ def _entry_errors(event: Event, participants: list, rounds: list, games: list, a
     """Every rule of an event's entry form broken, as messages naming the row (none: it may be saved)."""
     names = dict(Race.objects.values_list("slug", "name"))
     round_numbers = {r.number for r in rounds}
-    errors = _validation_messages(check_rounds(rounds, start=event.start_date, end=event.end_date), "Round row")
-    errors += [f"Game {g.line}: round {g.round} is not in the list of rounds." for g in games if g.round not in round_numbers]
+    errors = _validation_messages(check_rounds(rounds, start=event.start_date, end=event.end_date), "round")
+    errors += [
+        gettext("Game %(line)s: round %(round)s is not in the list of rounds.") % {"line": g.line, "round": g.round}
+        for g in games if g.round not in round_numbers
+    ]
     participant_errors, race_errors = check_participants(participants, games, known_coaches=coaches, race_names=names)
-    errors += _validation_messages(participant_errors, "Participant row")
+    errors += _validation_messages(participant_errors, "participant")
     errors += _validation_messages(
         check_results(games, start=event.start_date, end=event.end_date, known_coaches=coaches, race_names=names) + race_errors,
-        "Game",
+        "game",
     )
-    errors += _validation_messages(check_awards(awards, known_coaches=coaches), "Award row")
+    errors += _validation_messages(check_awards(awards, known_coaches=coaches), "award")
     return errors
 
 
@@ -551,14 +593,14 @@ def results_upload(*, event: Event, actor, games, file_name: str = "") -> Event:
     _ensure_not_recalculating(event)
     games = list(games)
     if not games:
-        raise ValidationError("The upload has no games.")
+        raise ValidationError(gettext("The upload has no games."))
     _ensure_not_too_many(games)
     coaches = _coaches_by_number(n for g in games for _, n, _ in g.coaches())
     races = _races_by_slug({r for g in games for _, _, r in g.coaches()})
     names = dict(Race.objects.values_list("slug", "name"))
     errors = check_results(games, start=event.start_date, end=event.end_date, known_coaches=coaches, race_names=names)
     if errors:
-        raise ValidationError(_validation_messages(errors, "Line"))
+        raise ValidationError(_validation_messages(errors, "line"))
     before = _event_counts(event)
     _write_results(event, games, played_at_times(games))
     registered = _registered(games, {})
@@ -598,7 +640,7 @@ def user_link_coach(*, user, coach: Coach | None, actor):
     if coach is not None:
         coach = Coach.objects.select_for_update().get(pk=coach.pk)
         if coach.user_id is not None and coach.user_id != user.pk:
-            raise ValidationError(f"{coach} is already linked to the account {coach.user}.")
+            raise ValidationError(gettext("%(coach)s is already linked to the account %(user)s.") % {"coach": coach, "user": coach.user})
     if current is not None and (coach is None or current.pk != coach.pk):
         current.user = None
         current.save(update_fields=["user"])

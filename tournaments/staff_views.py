@@ -246,7 +246,7 @@ def coach_merge(request):
                     % {"number": duplicate.number, "kept": keep})
                 return redirect("staff_coach_merge")
         preview = []
-        for label, coach in (("Keep", keep), ("Fold in and delete", duplicate)):
+        for label, coach in ((_("Keep"), keep), (_("Fold in and delete"), duplicate)):
             counts = selectors.coach_counts(coach=coach)
             preview.append((label, coach, counts["games"], counts["participations"], counts["awards"]))
     return render(request, "staff/coach_merge.html", {"form": form, "preview": preview, "refused": refused})

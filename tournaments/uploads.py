@@ -13,6 +13,10 @@ import difflib
 import io
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from .rules import MAX_CASUALTIES, MAX_TOUCHDOWNS, play_date_error
 
@@ -24,30 +28,59 @@ KINDS = ("played", "forfeit", "bye")
 SIDES = ("home", "away")
 
 
+def _meaning(text: str, **values) -> str:
+    """A column's meaning (marked with gettext_noop), translated when the page shows it."""
+    return lazy(lambda: gettext(text) % values if values else gettext(text), str)()
+
+
 @dataclass(frozen=True)
 class Column:
     name: str
-    required: str
+    required: str  # "yes" or "no"; the page words it
     meaning: str
     example: str
 
 
 COLUMNS = [
-    Column("round", "yes", "Round number: 1, 2, 3 …", "1"),
-    Column("date", "yes", "Date of the round, YYYY-MM-DD, within the event's dates; one date per round.", "2024-05-04"),
-    Column("time", "no", "Start of the round, HH:MM (orders the rounds of one day; default 08:00, then every 2½ hours).", "09:30"),
-    Column("home_coach", "yes", "Federation number of the home coach.", "10001"),
-    Column("home_name", "no", "The home coach's name: only used to create a coach the federation does not know yet.", "Anna Smit"),
-    Column("home_race", "yes", "A ranked race, by name or slug (Chaos Dwarf or chaos-dwarf). One race per coach per event.", "Human"),
-    Column("home_td", "yes", f"Home touchdowns, 0 to {MAX_TOUCHDOWNS} (empty for a bye: 0).", "2"),
-    Column("away_td", "yes", f"Away touchdowns, 0 to {MAX_TOUCHDOWNS} (empty for a bye: 0).", "1"),
-    Column("away_coach", "yes", "Federation number of the away coach; empty for a bye.", "10002"),
-    Column("away_name", "no", "The away coach's name (as home_name).", "Ben Visser"),
-    Column("away_race", "yes", "The away coach's ranked race; empty for a bye.", "Orc"),
-    Column("home_cas", "no", f"Casualties caused by the home team, 0 to {MAX_CASUALTIES} (default 0).", "1"),
-    Column("away_cas", "no", f"Casualties caused by the away team, 0 to {MAX_CASUALTIES} (default 0).", "0"),
-    Column("conceded", "no", "Who conceded: home, away, or empty.", ""),
-    Column("kind", "no", "played (default), forfeit or bye.", "played"),
+    Column("round", "yes", _meaning(gettext_noop("Round number: 1, 2, 3 …")), "1"),
+    Column(
+        "date", "yes",
+        _meaning(gettext_noop("Date of the round, YYYY-MM-DD, within the event's dates; one date per round.")),
+        "2024-05-04",
+    ),
+    Column(
+        "time", "no",
+        _meaning(gettext_noop("Start of the round, HH:MM (orders the rounds of one day; default 08:00, then every 2½ hours).")),
+        "09:30",
+    ),
+    Column("home_coach", "yes", _meaning(gettext_noop("Federation number of the home coach.")), "10001"),
+    Column(
+        "home_name", "no",
+        _meaning(gettext_noop("The home coach's name: only used to create a coach the federation does not know yet.")),
+        "Anna Smit",
+    ),
+    Column(
+        "home_race", "yes",
+        _meaning(gettext_noop("A ranked race, by name or slug (Chaos Dwarf or chaos-dwarf). One race per coach per event.")),
+        "Human",
+    ),
+    Column("home_td", "yes", _meaning(gettext_noop("Home touchdowns, 0 to %(most)s (empty for a bye: 0)."), most=MAX_TOUCHDOWNS), "2"),
+    Column("away_td", "yes", _meaning(gettext_noop("Away touchdowns, 0 to %(most)s (empty for a bye: 0)."), most=MAX_TOUCHDOWNS), "1"),
+    Column("away_coach", "yes", _meaning(gettext_noop("Federation number of the away coach; empty for a bye.")), "10002"),
+    Column("away_name", "no", _meaning(gettext_noop("The away coach's name (as home_name).")), "Ben Visser"),
+    Column("away_race", "yes", _meaning(gettext_noop("The away coach's ranked race; empty for a bye.")), "Orc"),
+    Column(
+        "home_cas", "no",
+        _meaning(gettext_noop("Casualties caused by the home team, 0 to %(most)s (default 0)."), most=MAX_CASUALTIES),
+        "1",
+    ),
+    Column(
+        "away_cas", "no",
+        _meaning(gettext_noop("Casualties caused by the away team, 0 to %(most)s (default 0)."), most=MAX_CASUALTIES),
+        "0",
+    ),
+    Column("conceded", "no", _meaning(gettext_noop("Who conceded: home, away, or empty.")), ""),
+    Column("kind", "no", _meaning(gettext_noop("played (default), forfeit or bye.")), "played"),
 ]
 COLUMN_NAMES = [c.name for c in COLUMNS]
 REQUIRED_COLUMNS = [c.name for c in COLUMNS if c.required == "yes"]
@@ -171,8 +204,10 @@ class RaceLookup(Mapping):
         if len(alike) == 1:
             return alike[0], None
         if alike:
-            names = " or ".join(f"“{race.name}”" for race in sorted(alike, key=lambda race: race.name))
-            return None, f"Race “{text}” could be {names}: write the name exactly, or the race's slug."
+            names = [f"“{race.name}”" for race in sorted(alike, key=lambda race: race.name)]
+            return None, gettext("Race “%(text)s” could be %(names)s: write the name exactly, or the race's slug.") % {
+                "text": text, "names": gettext(" or ").join(names),
+            }
         return None, self.unknown(text)
 
     def unknown(self, text: str) -> str:
@@ -181,8 +216,8 @@ class RaceLookup(Mapping):
         names = {race.name.casefold(): race for race in ranked} | {race.slug: race for race in ranked}
         close = difflib.get_close_matches(text.casefold(), list(names), n=1, cutoff=0.75)
         if close:
-            return f"Race “{text}”: did you mean “{names[close[0]].name}”?"
-        return f"'{text}' is not a race the federation knows."
+            return gettext("Race “%(text)s”: did you mean “%(name)s”?") % {"text": text, "name": names[close[0]].name}
+        return gettext("'%(text)s' is not a race the federation knows.") % {"text": text}
 
 
 def race_lookup(races: Iterable[RaceRef]) -> RaceLookup:
@@ -209,18 +244,19 @@ def read_results(data: bytes, *, races: Mapping[str, RaceRef], today: dt.date | 
         return upload
     for count, (line, cells) in enumerate(_upload_lines(reader, upload.errors), start=1):
         if count > MAX_UPLOAD_GAMES:
-            return Upload(errors=[RowError(0, "", (
-                f"The file has more than {MAX_UPLOAD_GAMES:,} games (line {line} is game {count:,}); one upload "
-                f"holds at most {MAX_UPLOAD_GAMES:,}, more than the largest events have. Upload one event's results."
-            ), "too_many_games")])
+            return Upload(errors=[RowError(0, "", gettext(
+                "The file has more than %(most)s games (line %(line)s is game %(count)s); one upload "
+                "holds at most %(most)s, more than the largest events have. Upload one event's results."
+            ) % {"most": f"{MAX_UPLOAD_GAMES:,}", "line": line, "count": f"{count:,}"}, "too_many_games")])
         if len(cells) > len(columns):
-            upload.errors.append(RowError(line, "", f"This line has {len(cells)} values but the header names {len(columns)} columns."))
+            upload.errors.append(RowError(line, "", gettext("This line has %(values)s values but the header names %(columns)s columns.")
+                                          % {"values": len(cells), "columns": len(columns)}))
             continue
         entry = _read_row(line, dict(zip(columns, (cell.strip() for cell in cells))), races, upload.errors, today)
         if entry is not None:
             upload.add(entry)
     if not upload.games and not upload.errors:
-        upload.errors.append(RowError(0, "", "The file has a header but no games."))
+        upload.errors.append(RowError(0, "", gettext("The file has a header but no games.")))
     return upload
 
 
@@ -238,15 +274,17 @@ def upload_text(data: bytes) -> tuple[str | None, str]:
         try:
             return data.decode("utf-16"), ""
         except UnicodeDecodeError:
-            return None, "The file is not UTF-16 text, though it starts as if it were: save it as CSV UTF-8."
+            return None, gettext("The file is not UTF-16 text, though it starts as if it were: save it as CSV UTF-8.")
     if b"\x00" in data:
         if _looks_like_utf16(data):
-            return None, "The file is UTF-16 text without a byte order mark: save it as CSV UTF-8 (or UTF-8 XML) and upload it again."
-        return None, "This is not a text file: save the results as CSV (comma-separated values)."
+            return None, gettext(
+                "The file is UTF-16 text without a byte order mark: save it as CSV UTF-8 (or UTF-8 XML) and upload it again."
+            )
+        return None, gettext("This is not a text file: save the results as CSV (comma-separated values).")
     try:
         return data.decode("utf-8-sig"), ""
     except UnicodeDecodeError:
-        return None, "The file is not UTF-8 text: save it as CSV UTF-8."
+        return None, gettext("The file is not UTF-8 text: save it as CSV UTF-8.")
 
 
 def _upload_text(data: bytes, errors: list[RowError]) -> str | None:
@@ -262,17 +300,19 @@ def _upload_columns(reader, errors: list[RowError]) -> list[str] | None:
     try:
         header = next(reader, None)
     except csv.Error as exc:
-        errors.append(RowError(1, "", f"The header line cannot be read: {exc}."))
+        errors.append(RowError(1, "", gettext("The header line cannot be read: %(error)s.") % {"error": exc}))
         return None
     if not header or not any(cell.strip() for cell in header):
-        errors.append(RowError(1, "", "The file is empty: the first line must name the columns."))
+        errors.append(RowError(1, "", gettext("The file is empty: the first line must name the columns.")))
         return None
     columns = [cell.strip().lower() for cell in header]
     problems = [
-        *(RowError(1, name, f"Unknown column '{name}'. The columns are: {', '.join(COLUMN_NAMES)}.")
+        *(RowError(1, name, gettext("Unknown column '%(name)s'. The columns are: %(columns)s.")
+                   % {"name": name, "columns": ", ".join(COLUMN_NAMES)})
           for name in columns if name not in COLUMN_NAMES),
-        *(RowError(1, name, f"The required column '{name}' is missing.") for name in REQUIRED_COLUMNS if name not in columns),
-        *(RowError(1, name, f"The column '{name}' appears more than once.")
+        *(RowError(1, name, gettext("The required column '%(name)s' is missing.") % {"name": name})
+          for name in REQUIRED_COLUMNS if name not in columns),
+        *(RowError(1, name, gettext("The column '%(name)s' appears more than once.") % {"name": name})
           for name in sorted({name for name in columns if columns.count(name) > 1})),
     ]
     errors.extend(problems)
@@ -287,10 +327,54 @@ def _upload_lines(reader, errors: list[RowError]) -> Iterator[tuple[int, list[st
         except StopIteration:
             return
         except csv.Error as exc:
-            errors.append(RowError(reader.line_num, "", f"This line cannot be read as CSV: {exc}."))
+            errors.append(RowError(reader.line_num, "", gettext("This line cannot be read as CSV: %(error)s.") % {"error": exc}))
             return
         if any(cell.strip() for cell in cells):
             yield reader.line_num, cells
+
+
+class NumberWords(NamedTuple):
+    """A kind of number's problems, each a whole sentence (no noun fitted into one)."""
+
+    missing: str
+    negative: str
+    low: str
+    high: str
+
+
+# each kind of number _Cells.integer reads, by the `what` it is given
+WHAT = {
+    "round number": NumberWords(
+        gettext_lazy("Give the round number."),
+        gettext_lazy("%(value)s is negative: the round number must be %(low)s or more."),
+        gettext_lazy("The round number must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable round number: at most %(high)s."),
+    ),
+    "home coach's federation number": NumberWords(
+        gettext_lazy("Give the home coach's federation number."),
+        gettext_lazy("%(value)s is negative: the home coach's federation number must be %(low)s or more."),
+        gettext_lazy("The home coach's federation number must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable home coach's federation number: at most %(high)s."),
+    ),
+    "away coach's federation number": NumberWords(
+        gettext_lazy("Give the away coach's federation number."),
+        gettext_lazy("%(value)s is negative: the away coach's federation number must be %(low)s or more."),
+        gettext_lazy("The away coach's federation number must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable away coach's federation number: at most %(high)s."),
+    ),
+    "number of touchdowns": NumberWords(
+        gettext_lazy("Give the number of touchdowns."),
+        gettext_lazy("%(value)s is negative: the number of touchdowns must be %(low)s or more."),
+        gettext_lazy("The number of touchdowns must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable number of touchdowns: at most %(high)s."),
+    ),
+    "number of casualties": NumberWords(
+        gettext_lazy("Give the number of casualties."),
+        gettext_lazy("%(value)s is negative: the number of casualties must be %(low)s or more."),
+        gettext_lazy("The number of casualties must be %(low)s or more."),
+        gettext_lazy("%(value)s is not a believable number of casualties: at most %(high)s."),
+    ),
+}
 
 
 class _Cells:
@@ -307,22 +391,23 @@ class _Cells:
         return self.row.get(column, "") or ""
 
     def integer(self, column: str, *, low: int, high: int, what: str, default: int | None = None) -> int | None:
+        """The cell as a whole number from `low` to `high`; `what` (WHAT) names it in the messages."""
         raw = self.text(column)
+        words = WHAT[what]
         if raw == "":
             if default is None:
-                self.error(column, f"Give the {what}.")
+                self.error(column, str(words.missing))
             return default
         try:
             value = int(raw)
         except ValueError:
-            self.error(column, f"'{raw}' is not a whole number.")
+            self.error(column, gettext("'%(raw)s' is not a whole number.") % {"raw": raw})
             return None
         if value < low:
-            self.error(column, f"{value} is negative: the {what} must be {low} or more." if value < 0
-                       else f"The {what} must be {low} or more.")
+            self.error(column, str(words.negative if value < 0 else words.low) % {"value": value, "low": low})
             return None
         if value > high:
-            self.error(column, f"{value} is not a believable {what}: at most {high}.")
+            self.error(column, str(words.high) % {"value": value, "high": high})
             return None
         return value
 
@@ -331,21 +416,21 @@ def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[R
     cells = _Cells(line, row, errors)
     kind = cells.text("kind").lower() or "played"
     if kind not in KINDS:
-        cells.error("kind", f"'{cells.text('kind')}' is not a kind of game: use played, forfeit or bye.")
+        cells.error("kind", gettext("'%(kind)s' is not a kind of game: use played, forfeit or bye.") % {"kind": cells.text("kind")})
         kind = "played"
     bye = kind == "bye"
     round_number = cells.integer("round", low=1, high=99, what="round number")
     date = None
     raw_date = cells.text("date")
     if not raw_date:
-        cells.error("date", "Give the date of the round (YYYY-MM-DD).")
+        cells.error("date", gettext("Give the date of the round (YYYY-MM-DD)."))
     else:
         try:
             date = dt.date.fromisoformat(raw_date)
         except ValueError:
-            cells.error("date", f"'{raw_date}' is not a date: write it as YYYY-MM-DD.")
+            cells.error("date", gettext("'%(raw)s' is not a date: write it as YYYY-MM-DD.") % {"raw": raw_date})
         else:
-            if problem := play_date_error(date, today=today):
+            if problem := play_date_error(date, today=today, translate=gettext):
                 cells.error("date", problem)
     time = None
     raw_time = cells.text("time")
@@ -353,13 +438,13 @@ def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[R
         try:
             time = dt.time.fromisoformat(raw_time)
         except ValueError:
-            cells.error("time", f"'{raw_time}' is not a time: write it as HH:MM.")
+            cells.error("time", gettext("'%(raw)s' is not a time: write it as HH:MM.") % {"raw": raw_time})
     home = cells.integer("home_coach", low=1, high=2**31 - 1, what="home coach's federation number")
     home_race = _race(cells, "home_race", races)
     if bye:
         for column in ("away_coach", "away_race", "away_name"):
             if cells.text(column):
-                cells.error(column, "A bye has no opponent: leave this empty.")
+                cells.error(column, gettext("A bye has no opponent: leave this empty."))
         away = away_race = None
     else:
         away = cells.integer("away_coach", low=1, high=2**31 - 1, what="away coach's federation number")
@@ -370,9 +455,9 @@ def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[R
     away_cas = cells.integer("away_cas", low=0, high=MAX_CASUALTIES, what="number of casualties", default=0)
     conceded = cells.text("conceded").lower() or None
     if conceded is not None and conceded not in SIDES:
-        cells.error("conceded", f"'{cells.text('conceded')}' is not a side: use home, away, or leave it empty.")
+        cells.error("conceded", gettext("'%(side)s' is not a side: use home, away, or leave it empty.") % {"side": cells.text("conceded")})
     elif conceded is not None and bye:
-        cells.error("conceded", "Nobody concedes a bye.")
+        cells.error("conceded", gettext("Nobody concedes a bye."))
     if not cells.ok:
         return None
     return GameEntry(
@@ -386,16 +471,30 @@ def _read_row(line: int, row: dict, races: Mapping[str, RaceRef], errors: list[R
 def _race(cells: _Cells, column: str, races: Mapping[str, RaceRef]) -> str | None:
     raw = cells.text(column)
     if not raw:
-        cells.error(column, "Give the race.")
+        cells.error(column, gettext("Give the race."))
         return None
     race, problem = RaceLookup.of(races).find(raw)
     if race is None:
         cells.error(column, problem)
         return None
     if not race.ranked:
-        cells.error(column, f"{race.name} is not a ranked race: only the federation's ranked races can be sanctioned.")
+        cells.error(column, not_ranked_message(race.name))
         return None
     return race.slug
+
+
+def not_ranked_message(name: str) -> str:
+    return gettext("%(race)s is not a ranked race: only the federation's ranked races can be sanctioned.") % {"race": name}
+
+
+def unknown_coach_message(number: int) -> str:
+    return gettext("No coach has federation number %(number)s: create the coach first.") % {"number": number}
+
+
+def outside_event_message(day: dt.date, start: dt.date, end: dt.date) -> str:
+    return gettext("%(day)s is outside the event's dates (%(start)s to %(end)s).") % {
+        "day": f"{day:%Y-%m-%d}", "start": f"{start:%Y-%m-%d}", "end": f"{end:%Y-%m-%d}",
+    }
 
 
 def check_results(
@@ -414,45 +513,43 @@ def check_results(
     coach_races: dict[int, tuple[str, int]] = {}
     for game in games:
         line = game.line
-        if problem := play_date_error(game.date, today=today):
+        if problem := play_date_error(game.date, today=today, translate=gettext):
             errors.append(RowError(line, "date", problem))
         elif not start <= game.date <= end:
-            errors.append(RowError(
-                line, "date", f"{game.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d}).",
-            ))
+            errors.append(RowError(line, "date", outside_event_message(game.date, start, end)))
         first_date = round_dates.setdefault(game.round, (game.date, line))
         if first_date[0] != game.date:
-            errors.append(RowError(
-                line, "date", f"Round {game.round} is dated {first_date[0]:%Y-%m-%d} on line {first_date[1]}: a round has one date.",
-            ))
+            errors.append(RowError(line, "date", gettext(
+                "Round %(round)s is dated %(day)s on line %(line)s: a round has one date."
+            ) % {"round": game.round, "day": f"{first_date[0]:%Y-%m-%d}", "line": first_date[1]}))
         for side, number, _ in game.coaches():
             if number not in known_coaches:
-                errors.append(RowError(
-                    line, f"{side}_coach", f"No coach has federation number {number}: create the coach first.", "unknown_coach",
-                ))
+                errors.append(RowError(line, f"{side}_coach", unknown_coach_message(number), "unknown_coach"))
         if game.away_coach is not None and game.away_coach == game.home_coach:
-            errors.append(RowError(line, "away_coach", f"Coach {game.home_coach} cannot play against themselves."))
+            errors.append(RowError(
+                line, "away_coach", gettext("Coach %(number)s cannot play against themselves.") % {"number": game.home_coach},
+            ))
             continue
         pairing = (game.round, frozenset(number for _, number, _ in game.coaches()))
         if pairing in pairings:
-            errors.append(RowError(
-                line, "", f"Duplicate game: the same coaches already meet in round {game.round} on line {pairings[pairing]}.",
-            ))
+            errors.append(RowError(line, "", gettext(
+                "Duplicate game: the same coaches already meet in round %(round)s on line %(line)s."
+            ) % {"round": game.round, "line": pairings[pairing]}))
             continue
         pairings[pairing] = line
         for side, number, race in game.coaches():
             seat = (game.round, number)
             if seat in seats:
-                errors.append(RowError(line, f"{side}_coach", f"Coach {number} already plays in round {game.round} (line {seats[seat]})."))
+                errors.append(RowError(line, f"{side}_coach", gettext(
+                    "Coach %(number)s already plays in round %(round)s (line %(line)s)."
+                ) % {"number": number, "round": game.round, "line": seats[seat]}))
             else:
                 seats[seat] = line
             registered = coach_races.setdefault(number, (race, line))
             if registered[0] != race:
-                errors.append(RowError(
-                    line, f"{side}_race",
-                    f"Coach {number} plays {race_names.get(registered[0], registered[0])} on line {registered[1]}: "
-                    "a coach brings one race to an event.",
-                ))
+                errors.append(RowError(line, f"{side}_race", gettext(
+                    "Coach %(number)s plays %(race)s on line %(line)s: a coach brings one race to an event."
+                ) % {"number": number, "race": race_names.get(registered[0], registered[0]), "line": registered[1]}))
     return sorted(errors, key=RowError.sort_key)
 
 
@@ -542,14 +639,13 @@ def check_rounds(
     today = today or dt.date.today()
     for entry in rounds:
         if entry.number in seen:
-            errors.append(RowError(entry.line, "number", f"Round {entry.number} is already on row {seen[entry.number]}."))
+            errors.append(RowError(entry.line, "number", gettext("Round %(round)s is already on row %(row)s.")
+                                   % {"round": entry.number, "row": seen[entry.number]}))
         seen.setdefault(entry.number, entry.line)
-        if problem := play_date_error(entry.date, today=today):
+        if problem := play_date_error(entry.date, today=today, translate=gettext):
             errors.append(RowError(entry.line, "date", problem))
         elif not start <= entry.date <= end:
-            errors.append(RowError(
-                entry.line, "date", f"{entry.date:%Y-%m-%d} is outside the event's dates ({start:%Y-%m-%d} to {end:%Y-%m-%d}).",
-            ))
+            errors.append(RowError(entry.line, "date", outside_event_message(entry.date, start, end)))
     return errors
 
 
@@ -562,23 +658,20 @@ def check_participants(
     participant_errors, game_errors, registered = [], [], {}
     for entry in participants:
         if entry.coach not in known_coaches:
-            participant_errors.append(RowError(
-                entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach",
-            ))
+            participant_errors.append(RowError(entry.line, "coach", unknown_coach_message(entry.coach), "unknown_coach"))
         if entry.coach in registered:
-            participant_errors.append(RowError(
-                entry.line, "coach", f"Coach {entry.coach} is already registered on row {registered[entry.coach].line}.",
-            ))
+            participant_errors.append(RowError(entry.line, "coach", gettext(
+                "Coach %(number)s is already registered on row %(row)s."
+            ) % {"number": entry.coach, "row": registered[entry.coach].line}))
             continue
         registered[entry.coach] = entry
     for game in games:
         for side, number, race in game.coaches():
             entry = registered.get(number)
             if entry is not None and race != entry.race:
-                game_errors.append(RowError(
-                    game.line, f"{side}_race",
-                    f"Coach {number} is registered with {race_names.get(entry.race, entry.race)}: a coach brings one race to an event.",
-                ))
+                game_errors.append(RowError(game.line, f"{side}_race", gettext(
+                    "Coach %(number)s is registered with %(race)s: a coach brings one race to an event."
+                ) % {"number": number, "race": race_names.get(entry.race, entry.race)}))
     return participant_errors, game_errors
 
 
@@ -587,11 +680,10 @@ def check_awards(awards: Iterable[AwardEntry], *, known_coaches: Container[int])
     errors, seen = [], {}
     for entry in awards:
         if entry.coach not in known_coaches:
-            errors.append(RowError(
-                entry.line, "coach", f"No coach has federation number {entry.coach}: create the coach first.", "unknown_coach",
-            ))
+            errors.append(RowError(entry.line, "coach", unknown_coach_message(entry.coach), "unknown_coach"))
         key = (entry.category.casefold(), entry.coach)
         if key in seen:
-            errors.append(RowError(entry.line, "category", f"Coach {entry.coach} already has this award on row {seen[key]}."))
+            errors.append(RowError(entry.line, "category", gettext("Coach %(number)s already has this award on row %(row)s.")
+                                   % {"number": entry.coach, "row": seen[key]}))
         seen.setdefault(key, entry.line)
     return errors

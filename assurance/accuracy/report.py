@@ -11,6 +11,7 @@ from functools import cached_property
 import numpy as np
 from django.db import connection, connections
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from assurance.accuracy import metrics
 from rating_engines.common import HOME, Reason
@@ -20,7 +21,10 @@ from ratingsite import page_cache
 from tournaments.models import PUBLIC_STATUSES, Event, Game, Variant
 
 # which figures each predictor gets, and how the page names them
-PREDICTORS = (("method", "The rating system"), ("race_table", "Race against race"), ("even", "0.5 for every game"))
+PREDICTORS = (
+    ("method", gettext_noop("The rating system")), ("race_table", gettext_noop("Race against race")),
+    ("even", gettext_noop("0.5 for every game")),
+)
 
 
 def _until(column: str, end: dt.date | None) -> tuple[str, list]:
@@ -205,7 +209,7 @@ def _report(system: RatingSystem, start: dt.date | None, end: dt.date | None, da
     splits = {
         "variant": ([names.get(v, str(v)) for v in variants.tolist()], (2, 3)),
         "year": ([str(y) for y in years.tolist()], (1, 3)),
-        "major": (["Majors", "Other events"], (1, 2)),
+        "major": ([gettext_noop("Majors"), gettext_noop("Other events")], (1, 2)),
     }
 
     def split(labels: list[str], axes: tuple[int, int]) -> list[dict]:

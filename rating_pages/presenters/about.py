@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
+
 from rating_engines import glicko, knsb, naf_elo
 from rating_pages.presenters import rules
 from ratings.choices import Method
@@ -25,8 +28,42 @@ def idle_periods_until_unranked(config, phi: float, sigma: float | None = None) 
     return periods
 
 
+# A Glicko rating period's words, whole: (one period, one idle period, idle periods, a table's "Idle
+# periods" heading, the calculator's label, periods), so a translation never builds a plural from a noun.
+PERIOD_WORDS = {
+    "month": (
+        pgettext_lazy("rating period", "month"), _("idle month"), _("idle months"), _("Idle months"),
+        _("Idle months before this one (decay)"), pgettext_lazy("rating periods", "months"),
+    ),
+    "two_weeks": (
+        pgettext_lazy("rating period", "two-week period"), _("idle two-week period"), _("idle two-week periods"),
+        _("Idle two-week periods"), _("Idle two-week periods before this one (decay)"),
+        pgettext_lazy("rating periods", "two-week periods"),
+    ),
+    "event": (
+        pgettext_lazy("rating period", "event"), _("idle event"), _("idle events"), _("Idle events"),
+        _("Idle events before this one (decay)"), pgettext_lazy("rating periods", "events"),
+    ),
+}
+
+
 def period_name(config) -> str:
-    return {"month": "month", "two_weeks": "two-week period", "event": "event"}[config.period]
+    """A Glicko system's rating period, as a noun: "month"."""
+    return str(PERIOD_WORDS[config.period][0])
+
+
+def idle_periods(config, count: int = 2) -> str:
+    """`count` idle periods' words without the figure: "idle month", "idle months"."""
+    return str(PERIOD_WORDS[config.period][1 if count == 1 else 2])
+
+
+def idle_periods_heading(config) -> str:
+    return str(PERIOD_WORDS[config.period][3])
+
+
+def idle_periods_label(config) -> str:
+    """The calculator's label of the idle periods before the one calculated."""
+    return str(PERIOD_WORDS[config.period][4])
 
 
 def asked_phi(query: str) -> tuple[float | None, str | None]:
@@ -38,7 +75,7 @@ def asked_phi(query: str) -> tuple[float | None, str | None]:
         if not 0 < phi <= 2000 or not math.isfinite(phi):
             raise ValueError
     except ValueError:
-        return None, f"“{query}” is not a φ: give a number above 0 and at most 2000."
+        return None, gettext("“%(query)s” is not a φ: give a number above 0 and at most 2000.") % {"query": query}
     return phi, None
 
 
@@ -76,11 +113,11 @@ def parameters(config) -> list[tuple[str, str]]:
     out = []
     for name, value in params.items():
         if name == "initial_list":
-            value = f"{len(value)} imported entries" if value else "none"
+            value = gettext("%(count)s imported entries") % {"count": len(value)} if value else gettext("none")
         elif isinstance(value, list):
-            value = ", ".join(map(str, value)) or "none"
+            value = ", ".join(map(str, value)) or gettext("none")
         elif value is None:
-            value = "none (default)"
+            value = gettext("none (default)")
         out.append((name, str(value)))
     return out
 
@@ -88,13 +125,16 @@ def parameters(config) -> list[tuple[str, str]]:
 def glicko_figures(system, config, phi: float | None) -> dict:
     """φ's growth when idle and the idle periods until the rank lapses, as charts and tables."""
     unit = period_name(config)
-    figures = {**_growth(system, config, unit), **_lapse(system, config, unit), "unit": unit, "step": glicko.decay_step(config.sigma0)}
+    figures = {
+        **_growth(system, config), **_lapse(system, config), "unit": unit, "step": glicko.decay_step(config.sigma0),
+        "idle_one": idle_periods(config, 1), "idle_many": idle_periods(config), "idle_heading": idle_periods_heading(config),
+    }
     if phi is not None:
         figures["asked"] = (phi, idle_periods_until_unranked(config, phi))
     return figures
 
 
-def _growth(system, config, unit: str) -> dict:
+def _growth(system, config) -> dict:
     horizon = 120 if config.period == "month" else 240
     sigma = config.sigma0
     starts = [p for p in (30, 50, 60, 90) if p < config.inactive_phi] or [config.inactive_phi / 2]
@@ -102,16 +142,21 @@ def _growth(system, config, unit: str) -> dict:
     for start in starts:
         points = [(n, glicko.decay(glicko.GlickoRating(0.0, start, sigma), periods=n, phi_cap=config.decay_cap).phi)
                   for n in range(0, horizon + 1, 2)]
-        series.append(charts.Series(f"from φ {start:g}", points))
+        series.append(charts.Series(gettext("from φ %(phi)s") % {"phi": f"{start:g}"}, points))
+    idle = idle_periods(config)
     growth = charts.line_chart(
         series,
-        title=f"{system.name}: φ growth when idle",
-        description=(
-            f"φ after 0 to {horizon} idle {unit}s at σ = {sigma:g}, from several starting values; φ² grows by "
-            f"(173.7178·σ)² each {unit}, capped at {config.decay_cap:g}. The dashed line is the rank limit "
-            f"{config.inactive_phi:g}. The table gives the same figures."
-        ),
-        x_label=f"idle {unit}s", y_label="φ", guides=((config.inactive_phi, f"rank limit φ {config.inactive_phi:g}"),),
+        title=gettext("%(system)s: φ growth when idle") % {"system": system.name},
+        description=gettext(
+            "φ after 0 to %(horizon)s %(idle)s at σ = %(sigma)s, from several starting values; φ² grows by "
+            "(173.7178·σ)² each %(unit)s, capped at %(cap)s. The dashed line is the rank limit "
+            "%(limit)s. The table gives the same figures."
+        ) % {
+            "horizon": horizon, "idle": idle, "sigma": f"{sigma:g}", "unit": period_name(config),
+            "cap": f"{config.decay_cap:g}", "limit": f"{config.inactive_phi:g}",
+        },
+        x_label=idle, y_label="φ",
+        guides=((config.inactive_phi, gettext("rank limit φ %(limit)s") % {"limit": f"{config.inactive_phi:g}"}),),
     )
     growth_rows = [
         (n, [glicko.decay(glicko.GlickoRating(0.0, s, sigma), periods=n, phi_cap=config.decay_cap).phi for s in starts])
@@ -120,17 +165,20 @@ def _growth(system, config, unit: str) -> dict:
     return {"growth_chart": growth, "growth_starts": starts, "growth_rows": growth_rows}
 
 
-def _lapse(system, config, unit: str) -> dict:
+def _lapse(system, config) -> dict:
     lapse_starts = [p for p in range(30, int(config.inactive_phi) + 1, 10)]
     lapse = [(p, idle_periods_until_unranked(config, p)) for p in lapse_starts]
     lapse_chart = charts.line_chart(
-        [charts.Series("idle periods until no rank", [(p, n) for p, n in lapse if n >= 0])],
-        title=f"{system.name}: idle {unit}s until the rank lapses",
-        description=(
-            f"How many {unit}s without a game take φ above {config.inactive_phi:g}, for a starting φ from "
-            f"{lapse_starts[0] if lapse_starts else 0} to {config.inactive_phi:g} (σ = {config.sigma0:g}). Same figures in the table."
-        ),
-        x_label="φ now", y_label=f"idle {unit}s",
+        [charts.Series(gettext("idle periods until no rank"), [(p, n) for p, n in lapse if n >= 0])],
+        title=gettext("%(system)s: %(idle)s until the rank lapses") % {"system": system.name, "idle": idle_periods(config)},
+        description=gettext(
+            "How many %(periods)s without a game take φ above %(limit)s, for a starting φ from %(first)s to "
+            "%(limit)s (σ = %(sigma)s). Same figures in the table."
+        ) % {
+            "periods": PERIOD_WORDS[config.period][5], "limit": f"{config.inactive_phi:g}",
+            "first": lapse_starts[0] if lapse_starts else 0, "sigma": f"{config.sigma0:g}",
+        },
+        x_label=gettext("φ now"), y_label=idle_periods(config),
     )
     return {"lapse_chart": lapse_chart, "lapse_rows": lapse}
 
@@ -143,20 +191,22 @@ def expected_score_figures(configured):
     if Method.KNSB in methods:
         config = methods[Method.KNSB][1]
         series.append(charts.Series(
-            "KNSB We = Φ(d/σ)", [(d, knsb.expected_score(d, sigma=config.sigma, table=config.we_table)) for d in diffs]
+            gettext("KNSB We = Φ(d/σ)"), [(d, knsb.expected_score(d, sigma=config.sigma, table=config.we_table)) for d in diffs]
         ))
     if Method.GLICKO in methods:
         opponent = glicko.GlickoRating(0.0, 60.0, methods[Method.GLICKO][1].sigma0)
-        series.append(charts.Series("Glicko E, opponent φ 60", [(d, glicko.expected_score(d, opponent)) for d in diffs]))
+        series.append(charts.Series(gettext("Glicko E, opponent φ 60"), [(d, glicko.expected_score(d, opponent)) for d in diffs]))
     if Method.NAF_ELO in methods:
-        series.append(charts.Series("NAF Elo P (its 150-point scale)", [(d, naf_elo.win_probability(d, 0.0)) for d in diffs]))
+        series.append(charts.Series(gettext("NAF Elo P (its 150-point scale)"), [(d, naf_elo.win_probability(d, 0.0)) for d in diffs]))
     if not series:
         return None, []
     chart = charts.line_chart(
-        series, title="Expected score against the rating difference",
-        description="Expected score (0 to 1) of the better or worse rated side for a rating difference from −600 to 600, "
-        "under each method as configured. The table gives the same figures every 100 points.",
-        x_label="rating difference R0 − Rc", y_label="expected score",
+        series, title=gettext("Expected score against the rating difference"),
+        description=gettext(
+            "Expected score (0 to 1) of the better or worse rated side for a rating difference from −600 to 600, "
+            "under each method as configured. The table gives the same figures every 100 points."
+        ),
+        x_label=gettext("rating difference R0 − Rc"), y_label=gettext("expected score"),
         guides=((0.5, "0.5"),),
     )
     for d in range(-600, 601, 100):

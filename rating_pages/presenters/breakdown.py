@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext
+
 from rating_pages.columns import presentation
 from rating_pages.presenters import periods, rules
 from rating_pages.tables import breakdown_url
@@ -36,9 +38,7 @@ def add_breakdown(context: dict, data: dict) -> None:
     if current is not None:
         race, variant = current.race, current.variant
     elif variant is None or (system.per_race and race is None):
-        context["missing"] = f"{coach.public_name} has no {system.name} rating" + (
-            f" with {race}" if race else ""
-        ) + (f" in {variant}" if variant else "") + "."
+        context["missing"] = _no_rating(coach, system, race, variant)
         return
     result = selectors.breakdown(
         system=system, coach=coach, race=race, variant=variant, current=current, period=data["period"] or None,
@@ -58,11 +58,25 @@ def add_breakdown(context: dict, data: dict) -> None:
         context["missing"] = missing
 
 
+def _no_rating(coach: Coach, system: RatingSystem, race, variant) -> str:
+    values = {"coach": coach.public_name, "system": system.name, "race": race, "variant": variant}
+    if race and variant:
+        return gettext("%(coach)s has no %(system)s rating with %(race)s in %(variant)s.") % values
+    if race:
+        return gettext("%(coach)s has no %(system)s rating with %(race)s.") % values
+    if variant:
+        return gettext("%(coach)s has no %(system)s rating in %(variant)s.") % values
+    return gettext("%(coach)s has no %(system)s rating.") % values
+
+
 def _missing_period(coach: Coach, system: RatingSystem, race, variant, result, period: str) -> str | None:
+    values = {"coach": coach.public_name, "system": system.name, "race": race, "variant": variant, "period": period}
     if not result.periods and not result.waiting:
-        return f"{coach.public_name} has no games in {system.name}" + (f" with {race}" if race else "") + f" in {variant}."
+        if race:
+            return gettext("%(coach)s has no games in %(system)s with %(race)s in %(variant)s.") % values
+        return gettext("%(coach)s has no games in %(system)s in %(variant)s.") % values
     if result.period is None and (period or not result.waiting):
-        return f"There is no period “{period}” in this breakdown; choose one below."
+        return gettext("There is no period “%(period)s” in this breakdown; choose one below.") % values
     return None
 
 

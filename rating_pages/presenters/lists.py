@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from rating_pages.columns import presentation
 from ratings import selectors
@@ -59,9 +59,14 @@ def worded_revisions(revisions):
 
 
 def _reason_text(reason) -> str:
+    values = {"name": reason.name, "day": f"{reason.day:%Y-%m-%d}", "games": reason.games}
     if reason.kind == "audit":
-        return f"{reason.action.capitalize()}: {reason.name} ({reason.day:%Y-%m-%d})"
-    games = f"{reason.games} game{'s' if reason.games > 1 else ''}"
+        return gettext("%(action)s: %(name)s (%(day)s)") % {**values, "action": str(reason.action).capitalize()}
     if reason.kind == "reported":
-        return f"{reason.name}: reported {reason.day:%Y-%m-%d}, after this list ({games})"
-    return f"{reason.name}: {games} corrected on {reason.day:%Y-%m-%d}"
+        return ngettext(
+            "%(name)s: reported %(day)s, after this list (%(games)s game)",
+            "%(name)s: reported %(day)s, after this list (%(games)s games)", reason.games,
+        ) % values
+    return ngettext(
+        "%(name)s: %(games)s game corrected on %(day)s", "%(name)s: %(games)s games corrected on %(day)s", reason.games,
+    ) % values

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext_lazy as _
+
 from rating_pages.columns import presentation
+from rating_pages.presenters.periods import reason_texts
 from ratings import selectors
 
 if TYPE_CHECKING:
     from ratings.models import RatingSystem
 
 NOTES = {
-    selectors.NO_LIST_RATING: "no list rating yet",
-    selectors.OPPONENT_NO_LIST_RATING: "opponent has no list rating yet",
-    selectors.START_RATING: "no expected score (start rating)",
+    selectors.NO_LIST_RATING: _("no list rating yet"),
+    selectors.OPPONENT_NO_LIST_RATING: _("opponent has no list rating yet"),
+    selectors.START_RATING: _("no expected score (start rating)"),
 }
 
 
@@ -21,7 +24,7 @@ def note_text(system: RatingSystem, note: str) -> str:
     """A side's note (a reason the game does not count, or why it has no We) as the page says it."""
     if note == selectors.NOT_RATED_YET:
         return presentation(system.method).not_rated_yet
-    return NOTES.get(note) or selectors.reason_texts(system).get(note, note)
+    return str(NOTES.get(note) or reason_texts(system).get(note, note))
 
 
 def worded_event(predictions):

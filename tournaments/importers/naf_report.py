@@ -26,6 +26,8 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from django.utils.translation import gettext
+
 from tournaments.uploads import (
     MAX_UPLOAD_GAMES,
     SIDES,
@@ -96,13 +98,19 @@ def _tree(data: bytes, errors: list[RowError]) -> Node | None:
         # text, so the declaration's encoding="UTF-16" of a file read as UTF-16 is not applied again
         parser.Parse(document, True)
     except _Refused:
-        errors.append(RowError(parser.CurrentLineNumber, "", "A NAF report has no DOCTYPE: remove it and upload the file again."))
+        errors.append(RowError(
+            parser.CurrentLineNumber, "", gettext("A NAF report has no DOCTYPE: remove it and upload the file again."),
+        ))
         return None
     except expat.ExpatError as exc:
-        errors.append(RowError(exc.lineno, "", f"This is not well-formed XML: {expat.ErrorString(exc.code)}."))
+        errors.append(RowError(
+            exc.lineno, "", gettext("This is not well-formed XML: %(error)s.") % {"error": expat.ErrorString(exc.code)},
+        ))
         return None
     if root[0].tag != "nafReport":
-        errors.append(RowError(root[0].line, "", f"This XML is not a NAF report: it starts with <{root[0].tag}>, not <nafReport>."))
+        errors.append(RowError(
+            root[0].line, "", gettext("This XML is not a NAF report: it starts with <%(tag)s>, not <nafReport>.") % {"tag": root[0].tag},
+        ))
         return None
     return root[0]
 
@@ -137,7 +145,9 @@ def read_naf_report(
     rounds = _rounds(stamps.values())
     for game, pair in zip(games, records):
         if len(pair) != 2:
-            upload.errors.append(RowError(game.line, "", f"A game has two <playerRecord>s; this one has {len(pair)}."))
+            upload.errors.append(RowError(
+                game.line, "", gettext("A game has two <playerRecord>s; this one has %(count)s.") % {"count": len(pair)},
+            ))
             continue
         stamp = stamps[game.line]
         row, errors = _when(game, stamp, rounds)
@@ -171,12 +181,12 @@ def _games(report: Node, errors: list[RowError]) -> list[Node] | None:
     """The report's <game>s, or None with the reason when there are none or more than an upload holds."""
     games = [node for node in report.children if node.tag == "game"]
     if len(games) > MAX_UPLOAD_GAMES:
-        errors.append(RowError(0, "", (
-            f"The report has {len(games):,} games; one upload holds at most {MAX_UPLOAD_GAMES:,}. Upload one event's results."
-        ), "too_many_games"))
+        errors.append(RowError(0, "", gettext(
+            "The report has %(count)s games; one upload holds at most %(most)s. Upload one event's results."
+        ) % {"count": f"{len(games):,}", "most": f"{MAX_UPLOAD_GAMES:,}"}, "too_many_games"))
         return None
     if not games:
-        errors.append(RowError(report.line, "", "The NAF report has no <game>."))
+        errors.append(RowError(report.line, "", gettext("The NAF report has no <game>.")))
         return None
     return games
 
@@ -204,8 +214,8 @@ def _when(game: Node, stamp: dt.datetime | None, rounds: Mapping[dt.datetime, in
     if stamp is not None:
         return row | {"round": str(rounds[stamp]), "date": stamp.date().isoformat(), "time": stamp.strftime("%H:%M")}, []
     raw = game.value("timeStamp")
-    return row, [RowError(game.line, "date", f"'{raw}' is not a time stamp: write it as YYYY-MM-DD HH:MM." if raw
-                          else "Give the game's <timeStamp> (YYYY-MM-DD HH:MM).")]
+    return row, [RowError(game.line, "date", gettext("'%(raw)s' is not a time stamp: write it as YYYY-MM-DD HH:MM.") % {"raw": raw}
+                          if raw else gettext("Give the game's <timeStamp> (YYYY-MM-DD HH:MM)."))]
 
 
 def _side(
@@ -217,8 +227,8 @@ def _side(
     number = record.value("number") or listed_number or str(by_name.get(name, ""))
     if not number:
         errors.append(RowError(line, f"{side}_coach", (
-            f"Coach “{name}” has no <number> in the report, and no one coach of the federation has that name."
-            if name else "Give each <playerRecord> the coach's <name> or <number>."
+            gettext("Coach “%(name)s” has no <number> in the report, and no one coach of the federation has that name.")
+            % {"name": name} if name else gettext("Give each <playerRecord> the coach's <name> or <number>.")
         )))
     return {
         f"{side}_coach": number, f"{side}_name": name, f"{side}_race": record.value("team") or listed_race,
