@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
@@ -34,6 +35,11 @@ class PreferencesForm(forms.Form):
     systems = forms.TypedMultipleChoiceField(
         label=_("Rating systems to hear of"), coerce=int, required=False, widget=forms.CheckboxSelectMultiple,
         help_text=_("None chosen: every system."),
+    )
+    language = forms.ChoiceField(
+        label=_("Language of our e-mails"), choices=settings.LANGUAGES, required=False,  # left out: as it was
+        help_text=_("Notices, confirmations and password resets are written in it."),
+        error_messages={"invalid_choice": _("“%(value)s” is not a language of this site: choose one from the list.")},
     )
 
     def __init__(self, *args, systems: list[tuple[int, str]], **kwargs):

@@ -80,10 +80,15 @@ def new_feed_token() -> str:
 
 class Preferences(models.Model):
     """What a member wants to hear of: notices by e-mail or not, for which rating systems (none
-    chosen: every system), and the secret of his private feed's address."""
+    chosen: every system), the secret of his private feed's address, and the language the site's
+    e-mails to him are written in (the one he signed up in, until he chooses another)."""
 
     member = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="member_preferences")
     email_notices = models.BooleanField(default=False)
+    language = models.CharField(
+        max_length=10, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE,
+        help_text="The language of the e-mails the site sends the member: notices, confirmations, password resets.",
+    )
     systems = models.ManyToManyField("ratings.RatingSystem", blank=True, related_name="+")
     feed_token = models.CharField(max_length=64, unique=True, default=new_feed_token)
 

@@ -66,6 +66,29 @@ class SignUpTokens(PasswordResetTokenGenerator):
 sign_up_tokens = SignUpTokens()
 
 
+# --- the member's language --------------------------------------------------------------------------
+
+
+def site_language(code: str | None) -> str:
+    """The site's language (a code of settings.LANGUAGES) nearest to `code`: the site's default for
+    none, or for one the site does not speak."""
+    codes = {known for known, _name in settings.LANGUAGES}
+    if code in codes:
+        return code
+    try:
+        nearest = translation.get_supported_language_variant(code or "")
+    except LookupError:
+        return settings.LANGUAGE_CODE
+    return nearest if nearest in codes else settings.LANGUAGE_CODE
+
+
+def member_language(member, *, fallback: str | None = None) -> str:
+    """The language the site's e-mails to this member are written in: his preference, else (an
+    account without preferences: staff, organisers) `fallback`, else the site's default."""
+    language = Preferences.objects.filter(member_id=member.pk).values_list("language", flat=True).first()
+    return site_language(language or fallback)
+
+
 # --- sign-up ----------------------------------------------------------------------------------------
 
 
@@ -80,10 +103,11 @@ def member_sign_up(*, username: str, email: str, password: str, confirm_url: Cal
     existing = User.objects.filter(email__iexact=email).order_by("pk").first()
     if existing is not None:
         if existing.is_active or existing.last_login is not None:
-            body = render_to_string("members/email/already_registered.txt", {
-                "user": existing, "login_url": login_url,
-            })
-            subject = _("Your account with the federation's ratings")
+            with translation.override(member_language(existing, fallback=translation.get_language())):
+                body = render_to_string("members/email/already_registered.txt", {
+                    "user": existing, "login_url": login_url,
+                })
+                subject = _("Your account with the federation's ratings")
             transaction.on_commit(lambda: send_mail(subject, body, None, [existing.email]))
         else:
             _mail_confirmation(existing, confirm_url)
@@ -92,15 +116,17 @@ def member_sign_up(*, username: str, email: str, password: str, confirm_url: Cal
     group = Group.objects.filter(name=MEMBERS).first()
     if group is not None:
         user.groups.add(group)
-    Preferences.objects.create(member=user)
+    # the language of the page he signed up on is the one he reads: the site's e-mails to him use it
+    Preferences.objects.create(member=user, language=site_language(translation.get_language()))
     audit_record(actor=user, action=Action.MEMBER_SIGN_UP, obj=user, after={"username": username})
     _mail_confirmation(user, confirm_url)
     return user
 
 
 def _mail_confirmation(user, confirm_url: Callable[[Any], str]) -> None:
-    body = render_to_string("members/email/confirm.txt", {"user": user, "url": confirm_url(user)})
-    subject = _("Confirm your e-mail address")
+    with translation.override(member_language(user, fallback=translation.get_language())):
+        body = render_to_string("members/email/confirm.txt", {"user": user, "url": confirm_url(user)})
+        subject = _("Confirm your e-mail address")
     transaction.on_commit(lambda: send_mail(subject, body, None, [user.email]))
 
 
@@ -283,14 +309,19 @@ def preferences_get(*, member) -> Preferences:
 
 
 @transaction.atomic
-def preferences_update(*, member, email_notices: bool, system_ids: list[int]) -> Preferences:
-    """Notices by e-mail or not, for these rating systems (none: every system)."""
+def preferences_update(*, member, email_notices: bool, system_ids: list[int], language: str | None = None) -> Preferences:
+    """Notices by e-mail or not, for these rating systems (none: every system), and the language of
+    the site's e-mails to him (None: as it was). A language the site does not speak changes nothing."""
+    if language is not None and language not in {code for code, _name in settings.LANGUAGES}:
+        raise ValidationError(_("“%(value)s” is not a language of this site: choose one from the list.") % {"value": language})
     preferences = preferences_get(member=member)
-    before = {"email_notices": preferences.email_notices, "systems": sorted(preferences.systems.values_list("pk", flat=True))}
+    before = {"email_notices": preferences.email_notices, "systems": sorted(preferences.systems.values_list("pk", flat=True)),
+              "language": preferences.language}
     preferences.email_notices = email_notices
-    preferences.save(update_fields=["email_notices"])
+    preferences.language = language or preferences.language
+    preferences.save(update_fields=["email_notices", "language"])
     preferences.systems.set(system_ids)
-    after = {"email_notices": email_notices, "systems": sorted(system_ids)}
+    after = {"email_notices": email_notices, "systems": sorted(system_ids), "language": preferences.language}
     if after != before:
         audit_record(actor=member, action=Action.MEMBER_PREFERENCES, obj=member, before=before, after=after)
     return preferences
@@ -489,21 +520,25 @@ def notices_record(*, run_id: int, system_id: int, published: list[int]) -> list
 
 
 def notices_mail(*, notices: list[Notice], fail_silently: bool = True) -> int:
-    """One e-mail per member with these notices of his, worded in the site's default language (the
-    site stores no member's language); each member's notices are marked mailed once his message went.
-    Returns the messages sent. A mail server that fails is logged (raised without `fail_silently`):
-    the notices stay on the member's page and in his feed, and those not mailed stay owed."""
+    """One e-mail per member with these notices of his, worded in his language (Preferences.language;
+    the site's default for a member without preferences), its links to the pages in that language;
+    each member's notices are marked mailed once his message went. Returns the messages sent. A mail
+    server that fails is logged (raised without `fail_silently`): the notices stay on the member's
+    page and in his feed, and those not mailed stay owed."""
     by_member: dict[int, list[Notice]] = defaultdict(list)
     for notice in notices:
         by_member[notice.member_id].append(notice)
     addresses = dict(User.objects.filter(pk__in=by_member, is_active=True).exclude(email="").order_by("pk").values_list("pk", "email"))
+    languages = dict(Preferences.objects.filter(member_id__in=addresses).values_list("member_id", "language"))
     site = settings.SITE_URL.rstrip("/")
     sent_count = 0
     try:
-        with translation.override(settings.LANGUAGE_CODE), get_connection() as connection:
+        with get_connection() as connection:
             for pk, address in addresses.items():
-                body = render_to_string("members/email/notices.txt", {"notices": by_member[pk], "site": site})
-                connection.send_messages([EmailMessage(_("Rating notices"), body, None, [address])])
+                with translation.override(site_language(languages.get(pk))):
+                    body = render_to_string("members/email/notices.txt", {"notices": by_member[pk], "site": site})
+                    subject = _("Rating notices")
+                connection.send_messages([EmailMessage(subject, body, None, [address])])
                 Notice.objects.filter(pk__in=[n.pk for n in by_member[pk] if n.pk]).update(emailed_at=timezone.now())
                 sent_count += 1
     except Exception:

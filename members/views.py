@@ -120,6 +120,7 @@ def _home_context(member, preferences_form=None, privacy_form=None, privacy_numb
         "notices": selectors.member_notices(member=member),
         "preferences_form": preferences_form or PreferencesForm(systems=selectors.notice_systems(), initial={
             "email_notices": preferences.email_notices, "systems": list(preferences.systems.values_list("pk", flat=True)),
+            "language": preferences.language,
         }),
         "feed_path": reverse("member_feed", args=[preferences.feed_token]),
         "privacy": _privacy_context(member, privacy_form, privacy_number),
@@ -135,11 +136,17 @@ def member_home(request):
 @require_POST
 def member_preferences(request):
     form = PreferencesForm(request.POST, systems=selectors.notice_systems())
-    if not form.is_valid():
+    if form.is_valid():
+        try:
+            services.preferences_update(
+                member=request.user, email_notices=form.cleaned_data["email_notices"], system_ids=form.cleaned_data["systems"],
+                language=form.cleaned_data["language"] or None,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+    if form.errors:
+        messages.error(request, _("Your preferences are not saved: see the message beside them."))
         return render(request, "members/home.html", _home_context(request.user, form), status=400)
-    services.preferences_update(
-        member=request.user, email_notices=form.cleaned_data["email_notices"], system_ids=form.cleaned_data["systems"],
-    )
     messages.success(request, _("Your preferences are saved."))
     return redirect("member_home")
 

@@ -7,6 +7,7 @@ import time
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import PasswordResetForm
 from django.contrib.auth.signals import user_login_failed
 from django.core.cache import caches
 from django.core.exceptions import PermissionDenied
@@ -14,6 +15,7 @@ from django.dispatch import receiver
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse_lazy
+from django.utils import translation
 from django.utils.translation import gettext, ngettext
 from redis.exceptions import RedisError
 
@@ -155,10 +157,26 @@ def requests_counted(scope: str, *, address: str, email: str, per_address: int, 
     return math.ceil((window - now % window) / 60) if over else None
 
 
+class MemberLanguageResetForm(PasswordResetForm):
+    """Django's reset form, its e-mail written in the member's language (members.Preferences.language,
+    read through the account's reverse relation: no import of the members app); an account without
+    preferences gets it in the language of the page that asked."""
+
+    def send_mail(self, subject_template_name, email_template_name, context, *args, **kwargs):
+        preferences = getattr(context.get("user"), "member_preferences", None)
+        language = getattr(preferences, "language", None)
+        if language not in {code for code, _name in settings.LANGUAGES}:
+            language = translation.get_language()
+        with translation.override(language):
+            super().send_mail(subject_template_name, email_template_name, context, *args, **kwargs)
+
+
 class PasswordResetView(auth_views.PasswordResetView):
     """Django's reset form, but a request past the limits (per address, per e-mail address) sends
-    nothing and gets the form back (429) saying when to try again; known and unknown addresses alike."""
+    nothing and gets the form back (429) saying when to try again; known and unknown addresses alike.
+    Its e-mail is in the member's language (MemberLanguageResetForm)."""
 
+    form_class = MemberLanguageResetForm
     success_url = reverse_lazy("password_reset_done")
     email_template_name = "registration/password_reset_email.txt"
     subject_template_name = "registration/password_reset_subject.txt"

@@ -889,12 +889,15 @@ class CoachPrivacyForm(forms.Form):
     """What the public sees of a coach: his name, a pseudonym, or the anonymous label (staff on his
     behalf now; the member's own page will use the same form and service)."""
 
-    visibility = forms.ChoiceField(label="Shown to the public", choices=Visibility.choices, widget=forms.RadioSelect)
-    pseudonym = forms.CharField(label="Pseudonym", required=False, max_length=100,
-                                help_text="Shown instead of the name when “Pseudonym shown” is chosen.")
+    visibility = forms.ChoiceField(
+        label=gettext_lazy("Shown to the public"), choices=Visibility.choices, widget=forms.RadioSelect,
+        error_messages={"invalid_choice": gettext_lazy("“%(value)s” is no choice of what the public sees: choose one of the three.")},
+    )
+    pseudonym = forms.CharField(label=gettext_lazy("Pseudonym"), required=False, max_length=100,
+                                help_text=gettext_lazy("Shown instead of the name when “Pseudonym shown” is chosen."))
 
     def clean(self):
         data = super().clean()
         if data.get("visibility") == Visibility.PSEUDONYM and not (data.get("pseudonym") or "").strip():
-            self.add_error("pseudonym", "Give the pseudonym to show.")
+            self.add_error("pseudonym", _("Give the pseudonym to show."))
         return data

@@ -91,9 +91,9 @@ def search_key(text: str) -> str:
 class Visibility(models.TextChoices):
     """What the public pages show of a coach (the staff pages always show the name)."""
 
-    PUBLIC = "public", "Name shown"
-    PSEUDONYM = "pseudonym", "Pseudonym shown"
-    HIDDEN = "hidden", "Hidden: an anonymous label shown"
+    PUBLIC = "public", _("Name shown")
+    PSEUDONYM = "pseudonym", _("Pseudonym shown")
+    HIDDEN = "hidden", _("Hidden: an anonymous label shown")
 
 
 ANONYMOUS_LABEL = "Anonymous coach"

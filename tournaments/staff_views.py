@@ -307,7 +307,7 @@ def _coach(number: int) -> Coach:
     try:
         return selectors.coach_get(number=number)
     except Coach.DoesNotExist:
-        raise Http404("There is no coach with this federation number.") from None
+        raise Http404(_("There is no coach with this federation number.")) from None
 
 
 @perms.permission_required(perms.MANAGE_PRIVACY)
@@ -323,20 +323,26 @@ def coach_privacy(request, number: int):
         if action == "privacy" and form.is_valid():
             privacy.coach_privacy_set(coach=coach, visibility=form.cleaned_data["visibility"],
                                       pseudonym=form.cleaned_data["pseudonym"], actor=request.user)
-            messages.success(request, f"Coach {coach.number} is now shown to the public as “{Coach.objects.get(pk=coach.pk).public_name}”.")
+            messages.success(request, _("Coach %(number)s is now shown to the public as “%(name)s”.") % {
+                "number": coach.number, "name": Coach.objects.get(pk=coach.pk).public_name,
+            })
             return redirect("staff_coach_privacy", number=coach.number)
         if action == "request_erasure":
             coach = privacy.coach_erasure_request(coach=coach, actor=request.user)
-            messages.success(request, f"Coach {coach.number} will be erased on {privacy.erasure_due_at(coach):%Y-%m-%d}, unless cancelled.")
+            messages.success(request, _("Coach %(number)s will be erased on %(day)s, unless cancelled.") % {
+                "number": coach.number, "day": f"{privacy.erasure_due_at(coach):%Y-%m-%d}",
+            })
             return redirect("staff_coach_privacy", number=coach.number)
         if action == "cancel_erasure":
             privacy.coach_erasure_cancel(coach=coach, actor=request.user, note="cancelled by the staff")
-            messages.success(request, f"The erasure of coach {coach.number} is cancelled.")
+            messages.success(request, _("The erasure of coach %(number)s is cancelled.") % {"number": coach.number})
             return redirect("staff_coach_privacy", number=coach.number)
     except ValidationError as error:
         form.add_error(None, error)
     due = privacy.erasure_due_at(coach) if coach.erasure_requested_at else None
-    return render(request, "staff/coach_privacy.html", {"coach": coach, "form": form, "erasure_due": due})
+    return render(request, "staff/coach_privacy.html", {
+        "coach": coach, "form": form, "erasure_due": due, "grace_days": privacy.ERASURE_GRACE.days,
+    })
 
 
 @perms.permission_required(perms.MANAGE_PRIVACY)

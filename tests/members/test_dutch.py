@@ -6,10 +6,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.core import mail
 from django.test import Client
-from django.utils import translation
 
 from members import services
-from members.models import Notice, NoticeKind
 from tests.roles import member, organiser, staff
 from tournaments.models import Participant
 
@@ -109,17 +107,6 @@ def test_the_member_page_is_dutch_under_nl(pair, mia):
 def test_the_coach_pages_follow_button_is_dutch(pair, mia):
     page = client_of(mia).get("/nl/coaches/102/").content.decode()
     assert "<button type=\"submit\">Bert Smith volgen</button>" in page
-
-
-def test_notices_are_mailed_in_english_whatever_the_page_language(pair, mia):
-    """The site stores no member's language: the notices' e-mail is worded in English even when a
-    Dutch page happens to be running (a notice recorded before keeps its English title)."""
-    notice = Notice.objects.create(member=mia, kind=NoticeKind.LIST_PUBLISHED, title="Elo: a list", path="/lists/")
-    with translation.override("nl"):
-        assert services.notices_mail(notices=[notice]) == 1
-    [message] = mail.outbox
-    assert message.subject == "Rating notices"
-    assert message.body.startswith("New on the federation's rating site:")
 
 
 def test_the_organisers_claim_codes_and_the_staffs_queue_are_dutch(pair, mia):

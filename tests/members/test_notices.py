@@ -135,7 +135,7 @@ def test_a_member_who_chose_other_systems_hears_nothing_of_this_one(pair, mia, r
     services.follow_add(member=mia, coach=pair["bert"])
     knsb = RatingSystem.objects.get(slug="knsb").pk
     assert client_of(mia).post("/members/me/preferences/", {"systems": [knsb]}).status_code == 302
-    assert AuditRecord.objects.get(action="member.preferences").after == {"email_notices": False, "systems": [knsb]}
+    assert AuditRecord.objects.get(action="member.preferences").after == {"email_notices": False, "systems": [knsb], "language": "en-gb"}
     another_game(pair["bert"], pair["anna"])
     recalculate("elo")
     assert rating_notices(mia) == []
