@@ -18,7 +18,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlencode
@@ -28,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.federation import setup_django  # noqa: E402
 from bench.machine import reference  # noqa: E402
-from bench.pages import build, free_port, percentile  # noqa: E402
+from bench.pages import build, free_port, hammer, percentile  # noqa: E402
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/ratingsite_bench_api"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
@@ -108,34 +107,6 @@ def start_gunicorn(url: str, redis_url: str, port: int, workers: int) -> subproc
     raise RuntimeError("gunicorn did not answer within 30 s")
 
 
-def hammer(port: int, path: str, headers: dict, *, clients: int, requests: int) -> tuple[list[float], set]:
-    """`clients` threads, each with its own keep-alive connection, `requests` GETs each; milliseconds."""
-    timings: list[float] = []
-    statuses: set = set()
-    lock = threading.Lock()
-
-    def client():
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        mine = []
-        for _ in range(requests):
-            began = time.perf_counter()
-            conn.request("GET", path, headers=headers)
-            response = conn.getresponse()
-            response.read()
-            mine.append((time.perf_counter() - began) * 1000)
-            with lock:
-                statuses.add(response.status)
-        with lock:
-            timings.extend(mine)
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return timings, statuses
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1_000_000)
@@ -167,8 +138,8 @@ def main(argv=None) -> None:
               f"{args.requests} requests per endpoint\n")
         print(f"{'request':<86}{'p50 ms':>8}{'p95 ms':>8}{'target':>8}")
         for kind, path, headers in measured:
-            hammer(port, path, headers, clients=args.clients, requests=3)  # warm the workers' connections and caches
-            timings, statuses = hammer(port, path, headers, clients=args.clients, requests=args.requests)
+            hammer(port, path, clients=args.clients, requests=3, headers=headers)  # warm the workers' connections and caches
+            timings, statuses = hammer(port, path, clients=args.clients, requests=args.requests, headers=headers)
             p95 = percentile(timings, 0.95)
             verdict = "ok" if p95 <= TARGETS[kind] else "OVER"
             expected = {304} if kind == "304" else {200}

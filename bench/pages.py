@@ -118,8 +118,9 @@ def start_gunicorn(url: str, port: int, workers: int) -> subprocess.Popen:
     raise RuntimeError("gunicorn did not answer within 30 s")
 
 
-def hammer(port: int, path: str, *, clients: int, requests: int) -> tuple[list[float], set]:
-    """`clients` threads, each with its own keep-alive connection, `requests` GETs each; milliseconds."""
+def hammer(port: int, path: str, *, clients: int, requests: int, headers: dict | None = None) -> tuple[list[float], set]:
+    """`clients` threads, each with its own keep-alive connection, `requests` GETs each (with `headers`);
+    milliseconds."""
     timings: list[float] = []
     statuses: set = set()
     lock = threading.Lock()
@@ -129,7 +130,7 @@ def hammer(port: int, path: str, *, clients: int, requests: int) -> tuple[list[f
         mine = []
         for _ in range(requests):
             began = time.perf_counter()
-            conn.request("GET", path)
+            conn.request("GET", path, headers=headers or {})
             response = conn.getresponse()
             response.read()
             mine.append((time.perf_counter() - began) * 1000)
