@@ -19,7 +19,7 @@ from members.services import preferences_get
 from stats.services import summaries_refresh
 from tests.roles import member, organiser
 from tournaments import privacy
-from tournaments.models import Coach, Participant
+from tournaments.models import Coach, Participant, Race
 
 # The journey runs on the live server, so its transactions commit; the migration's races, systems and groups come back after.
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -32,8 +32,9 @@ def printed_code(league, number: int) -> str:
     olga, event = organiser("olga"), league["dutch"]
     event.organiser = olga
     event.save(update_fields=["organiser"])
+    human = Race.objects.get(slug="human")  # by slug: after a serialized rollback the races' ids are new
     for coach in (league["anna"], league["bert"]):
-        Participant.objects.get_or_create(event=event, coach=coach, defaults={"race_id": 1})
+        Participant.objects.get_or_create(event=event, coach=coach, defaults={"race": human})
     client = Client()
     client.force_login(olga)
     page = client.get(f"/organiser/events/{event.pk}/").content.decode()

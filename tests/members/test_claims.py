@@ -9,7 +9,7 @@ from audit.models import AuditRecord
 from members import services
 from members.models import Claim, ClaimSecret
 from tests.roles import member, organiser, staff
-from tournaments.models import Coach, Participant
+from tournaments.models import Coach, Participant, Race
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +28,7 @@ def olga(pair):
     event.organiser = olga
     event.save(update_fields=["organiser"])
     for coach in (pair["anna"], pair["bert"]):
-        Participant.objects.get_or_create(event=event, coach=coach, defaults={"race_id": 1})
+        Participant.objects.get_or_create(event=event, coach=coach, defaults={"race": Race.objects.get(slug="human")})
     return olga
 
 

@@ -9,7 +9,7 @@ from django.test import Client
 
 from members import services
 from tests.roles import member, organiser, staff
-from tournaments.models import Participant
+from tournaments.models import Participant, Race
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +115,7 @@ def test_the_organisers_claim_codes_and_the_staffs_queue_are_dutch(pair, mia):
     event.organiser = olga
     event.save(update_fields=["organiser"])
     for coach in (pair["anna"], pair["bert"]):
-        Participant.objects.get_or_create(event=event, coach=coach, defaults={"race_id": 1})
+        Participant.objects.get_or_create(event=event, coach=coach, defaults={"race": Race.objects.get(slug="human")})
     codes = client_of(olga).get(f"/nl/organiser/events/{event.pk}/").content.decode()
     assert '<h2 id="claim-codes-heading">Claimcodes</h2>' in codes
     assert '(<a href="/nl/members/me/claim/">Claim uw coachgegevens</a>)' in codes
