@@ -1,5 +1,6 @@
 """The API's shell, before any view: CORS open for reads, the per-client rate limit (429 with
-Retry-After), and conditional requests (304) answered from the data version alone.
+Retry-After), conditional requests (304) answered from the data version alone, and a data answer
+kept for its ETag until the data changes.
 
 The limits are counted in the "limits" cache (Redis when REDIS_URL is set, shared by every
 process): one counter a client a minute. A client is its address, or the key it sends in the
@@ -77,6 +78,25 @@ def _json(status: int, detail: str, **headers) -> JsonResponse:
     return response
 
 
+# A data resource's answer is kept for its ETag (the data version and the address): the same question
+# asked again before the data changes is answered without a query. Large answers are not kept.
+ANSWER_KEPT_FOR = 600  # seconds
+ANSWER_KEPT_UP_TO = 1_000_000  # bytes
+
+
+def _kept(etag: str) -> HttpResponse | None:
+    found = cache.get(f"api-answer:{etag}")
+    if found is None:
+        return None
+    content, content_type = found
+    return HttpResponse(content, content_type=content_type)
+
+
+def _keep(etag: str, response) -> None:
+    if response.status_code == 200 and not response.streaming and len(response.content) <= ANSWER_KEPT_UP_TO:
+        cache.set(f"api-answer:{etag}", (response.content, response["Content-Type"]), ANSWER_KEPT_FOR)
+
+
 class ApiMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -123,7 +143,11 @@ class ApiMiddleware:
                 if modified is not None:
                     response["Last-Modified"] = http_date(modified)
                 return self._limited(response, limit, remaining)
-        response = self.get_response(request)
+        response = _kept(etag) if conditional else None
+        if response is None:
+            response = self.get_response(request)
+            if conditional:
+                _keep(etag, response)
         if conditional and response.status_code == 200:
             response["ETag"] = etag
             if modified is not None:

@@ -14,7 +14,7 @@ from ratings.models import Publication, RatingSystem
 from tests.factories import CoachFactory, EventFactory, RoundFactory, play
 from tests.scopes import kept_for_the_module
 from tests.web.conftest import build_league, recalculate_all, tables_of
-from tournaments.models import EventStatus, Visibility
+from tournaments.models import Coach, EventStatus, Visibility
 from tournaments.privacy import coach_privacy_set
 
 SYSTEMS = ("elo", "glicko", "global-glicko", "knsb")
@@ -379,12 +379,13 @@ def test_runs_say_what_they_did_and_how_long_it_took(client, league):
     assert client.get("/api/v1/runs?status=exploded").status_code == 400
 
 
-def test_a_pseudonym_is_shown_as_the_pseudonym_with_the_details_the_pages_show(client, db):
+def test_a_pseudonym_is_shown_as_the_pseudonym_with_the_details_the_pages_show(client, db, django_capture_on_commit_callbacks):
     import datetime as dt
 
     coach = CoachFactory(number=7001, name="Real Name Hidden", nationality="IT", member_since=dt.date(2010, 5, 1))
     assert client.get("/api/v1/coaches/7001").json()["member_since"] == 2010
-    coach_privacy_set(coach=coach, visibility=Visibility.PSEUDONYM, pseudonym="The Gaffer", actor=None)
+    with django_capture_on_commit_callbacks(execute=True):  # its commit tells the caches, as on the site
+        coach_privacy_set(coach=coach, visibility=Visibility.PSEUDONYM, pseudonym="The Gaffer", actor=None)
     detail = client.get("/api/v1/coaches/7001").json()
     # as on the coach page: a pseudonym stands for the name only; hiding takes the details away too
     assert detail == {"number": 7001, "name": "The Gaffer", "nationality": "IT", "member_since": 2010, "ratings": []}
@@ -414,3 +415,17 @@ def test_an_elo_history_names_its_events(client, league):
     points = client.get(f"/api/v1/coaches/{league['anna'].number}/history/elo").json()["points"]
     assert [(p["event_name"], p["event_id"], p["games_played"]) for p in points] == [
         ("Dutch Open", league["dutch"].pk, 2), ("Utrecht Cup", league["cup"].pk, 2), ("Summer League", league["league"].pk, 6)]
+
+
+def test_an_answer_is_kept_until_the_data_changes(client, league, django_assert_num_queries):
+    from ratingsite import page_cache
+
+    first = client.get("/api/v1/coaches/101/history/elo")
+    with django_assert_num_queries(0):
+        again = client.get("/api/v1/coaches/101/history/elo")
+    assert again.status_code == 200 and again.content == first.content and again["ETag"] == first["ETag"]
+    assert again["Content-Type"] == first["Content-Type"]
+    Coach.objects.filter(number=101).update(public_name="Anna J.")
+    assert client.get("/api/v1/coaches/101/history/elo").json()["coach"]["name"] == "Anna Jansen"  # kept: no change said
+    page_cache.bump()  # what the committed change does
+    assert client.get("/api/v1/coaches/101/history/elo").json()["coach"]["name"] == "Anna J."
