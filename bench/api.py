@@ -25,6 +25,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import pages  # noqa: E402
 from bench.federation import setup_django  # noqa: E402
 from bench.machine import reference  # noqa: E402
 from bench.pages import build, free_port, hammer, percentile  # noqa: E402
@@ -86,25 +87,9 @@ def requests_to_measure(port: int) -> list[tuple[str, str, dict]]:
 
 
 def start_gunicorn(url: str, redis_url: str, port: int, workers: int) -> subprocess.Popen:
-    env = dict(
-        os.environ, DATABASE_URL=url, REDIS_URL=redis_url, DJANGO_SETTINGS_MODULE="ratingsite.settings.base", DEBUG="false",
-        ALLOWED_HOSTS="127.0.0.1", CONN_MAX_AGE="600", LOG_LEVEL="ERROR", API_RATE_ANONYMOUS="100000000",
-    )
-    env.setdefault("SECRET_KEY", "bench-only-" + os.urandom(16).hex())  # the base settings know no key
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "ratingsite.wsgi:application", "-w", str(workers),
-         "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if _get(port, "/api/v1/systems")[0] == 200:
-                return server
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    raise RuntimeError("gunicorn did not answer within 30 s")
+    """The pages benchmark's gunicorn with the cache in `redis_url` and limits no client reaches."""
+    return pages.start_gunicorn(url, port, workers, settings={"REDIS_URL": redis_url, "API_RATE_ANONYMOUS": "100000000"},
+                                ready="/api/v1/systems")
 
 
 def first_asking(port: int, path: str, headers: dict) -> float:

@@ -94,10 +94,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_gunicorn(url: str, port: int, workers: int) -> subprocess.Popen:
+def start_gunicorn(url: str, port: int, workers: int, *, settings: dict | None = None, ready: str = "/about/ratings/") -> subprocess.Popen:
+    """gunicorn serving the site on `port`, with `settings` added to its environment, once `ready` answers 200."""
     env = dict(
         os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="ratingsite.settings.base", DEBUG="false",
-        ALLOWED_HOSTS="127.0.0.1", CONN_MAX_AGE="600", LOG_LEVEL="ERROR",
+        ALLOWED_HOSTS="127.0.0.1", CONN_MAX_AGE="600", LOG_LEVEL="ERROR", **(settings or {}),
     )
     env.setdefault("SECRET_KEY", "bench-only-" + os.urandom(16).hex())  # the base settings know no key
     server = subprocess.Popen(
@@ -109,7 +110,7 @@ def start_gunicorn(url: str, port: int, workers: int) -> subprocess.Popen:
     while time.monotonic() < deadline:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", "/about/ratings/")
+            conn.request("GET", ready)
             if conn.getresponse().status == 200:
                 return server
         except OSError:
