@@ -65,7 +65,7 @@ def empty_cache():
     yield
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a path: module-scoped fixtures that load the data can ask for it too
 def naf_data() -> Path:
     """The real FUMBBL games (../shared/data/naf beside the project; NAF_DATA overrides where)."""
     folder = Path(os.environ.get("NAF_DATA") or settings.BASE_DIR.parent / "shared" / "data" / "naf")
