@@ -36,7 +36,9 @@ REASONS: tuple[str | None, ...] = (
 _REASON_CODE = {reason: code for code, reason in enumerate(REASONS)}
 _CONCEDED = {None: 0, HOME: 1, AWAY: 2}
 _NO_END = np.iinfo(np.int64).min  # an event without event_end
-_HALF_NUDGE = 1e-9  # common.round_half_away's, written out below
+# an event's totals per key (EventTally's KeyTotals): the columns of the loop's two tables
+_FLOAT_TOTALS = ("rl", "rn", "wt", "wet", "rtt", "rc_sum")
+_INT_TOTALS = ("nt", "gp", "last_day", "is_start")
 
 
 @dataclass
@@ -123,8 +125,8 @@ def _history(
     start_rating: float, non_major_max: int, major_coaches: int, round_k: bool, k_scale: float, conceder_loses: bool,
     seg_of_event: Any, seg_evt: Any, seg_end: Any, seg_first_slot: Any, seg_touched: Any, n_segments: int,
     key_slot: Any, slot_prev: Any, slot_seg: Any, slot_keyidx: Any, n_slots: int,
-    rl: Any, rn: Any, nt: Any, gp: Any, wt: Any, wet: Any, rtt: Any, rc_sum: Any, is_start: Any, last_day: Any,
-    w_home: Any, r_home_out: Any, r_away_out: Any, p_home_out: Any, p_away_out: Any, k_out: Any,
+    ftot: Any, itot: Any,
+    r_home_out: Any, r_away_out: Any, p_home_out: Any, p_away_out: Any, k_out: Any,
     rt_home_out: Any, rt_away_out: Any, seg_of_game: Any,
 ) -> tuple[int, int]:
     """The history runner's loop over arrays: rows' numbers, each event's totals per key, ratings."""
@@ -150,7 +152,6 @@ def _history(
         score = home_score[i]
         if counts and conceded[i] != 0 and conceder_loses:
             score = 0.0 if conceded[i] == 1 else 1.0
-        w_home[i] = score
         if counts:
             hk = home_key[i]
             ak = away_key[i]
@@ -174,6 +175,14 @@ def _history(
             k_out[i] = k
             rt_home_out[i] = rt_home
             rt_away_out[i] = rt_away
+        else:
+            r_home_out[i] = np.nan
+            r_away_out[i] = np.nan
+            p_home_out[i] = np.nan
+            p_away_out[i] = np.nan
+            k_out[i] = np.nan
+            rt_home_out[i] = np.nan
+            rt_away_out[i] = np.nan
         for side in range(2):
             key = home_key[i] if side == 0 else away_key[i]
             if key < 0:
@@ -192,46 +201,46 @@ def _history(
                 key_slot[key] = slot
             if not counts:
                 if new:
-                    rl[slot] = np.nan
-                    rn[slot] = np.nan
-                    nt[slot] = 0
-                    gp[slot] = 1
-                    wt[slot] = 0.0
-                    wet[slot] = 0.0
-                    rtt[slot] = 0.0
-                    rc_sum[slot] = 0.0
-                    is_start[slot] = False
-                    last_day[slot] = 0
+                    ftot[slot, 0] = np.nan
+                    ftot[slot, 1] = np.nan
+                    itot[slot, 0] = 0
+                    itot[slot, 1] = 1
+                    ftot[slot, 2] = 0.0
+                    ftot[slot, 3] = 0.0
+                    ftot[slot, 4] = 0.0
+                    ftot[slot, 5] = 0.0
+                    itot[slot, 3] = 0
+                    itot[slot, 2] = 0
                 else:
-                    gp[slot] += 1
+                    itot[slot, 1] += 1
                 continue
             if side == 0:
                 r, r_new, w, p, rt, rc = r_home, n_home, score, p_home, rt_home, r_away
             else:
                 r, r_new, w, p, rt, rc = r_away, n_away, away_score, p_away, rt_away, r_home
             if new:
-                rl[slot] = r
-                rn[slot] = r_new
-                nt[slot] = 1
-                gp[slot] = 1
-                wt[slot] = w
-                wet[slot] = p
-                rtt[slot] = rt
-                rc_sum[slot] = rc
-                is_start[slot] = not rated[key]
-                last_day[slot] = d
+                ftot[slot, 0] = r
+                ftot[slot, 1] = r_new
+                itot[slot, 0] = 1
+                itot[slot, 1] = 1
+                ftot[slot, 2] = w
+                ftot[slot, 3] = p
+                ftot[slot, 4] = rt
+                ftot[slot, 5] = rc
+                itot[slot, 3] = 0 if rated[key] else 1
+                itot[slot, 2] = d
             else:
-                if nt[slot] == 0:
-                    rl[slot] = r
-                    is_start[slot] = not rated[key]
-                rn[slot] = r_new
-                nt[slot] += 1
-                gp[slot] += 1
-                wt[slot] += w
-                wet[slot] += p
-                rtt[slot] += rt
-                rc_sum[slot] += rc
-                last_day[slot] = d
+                if itot[slot, 0] == 0:
+                    ftot[slot, 0] = r
+                    itot[slot, 3] = 0 if rated[key] else 1
+                ftot[slot, 1] = r_new
+                itot[slot, 0] += 1
+                itot[slot, 1] += 1
+                ftot[slot, 2] += w
+                ftot[slot, 3] += p
+                ftot[slot, 4] += rt
+                ftot[slot, 5] += rc
+                itot[slot, 2] = d
         if counts:
             hk = home_key[i]
             ak = away_key[i]
@@ -268,7 +277,6 @@ class ColumnsResult:
 
     games: GameColumns
     config: EloConfig
-    w_home: np.ndarray
     r_home: np.ndarray
     r_away: np.ndarray
     p_home: np.ndarray
@@ -279,14 +287,15 @@ class ColumnsResult:
     labels: list[str]  # per segment (an event's stretch between openings)
     seg_of_game: np.ndarray
     slot_seg: np.ndarray
-    slot_key: list[RatingKey]
+    slot_key: np.ndarray  # per slot its key's index in `keys`
+    keys: list[RatingKey]
     totals: dict[str, np.ndarray]  # per slot: rl, rn, nt, gp, wt, wet, rtt, rc_sum, is_start, last_day
     summary_slots: np.ndarray  # the slots summarised, in the order run_history hands them out
     open_segments: list[tuple[int, int]]  # (segment, event_id) of the events still open, in state order
     seg_end: np.ndarray
     seg_first_slot: np.ndarray
     ratings: np.ndarray
-    new_keys: list[RatingKey]  # keys first rated here, in the order they were
+    first_rated: np.ndarray  # per key the row (2·game + side) that first rated it here, else −1
     n_slots: int
 
     def rows(self) -> list[CalculationRow]:
@@ -317,7 +326,9 @@ class ColumnsResult:
 
         per_race = self.config.per_race
         raw = g.home_score
-        w_home = np.where(counted, self.w_home, raw)
+        # S: a conceded game's as the rule says where it counts, else as recorded
+        conceded = counted & (g.conceded != 0) & self.config.conceder_loses
+        w_home = np.where(conceded, np.where(g.conceded == 1, 0.0, 1.0), raw)
         labels = np.array(self.labels, dtype=object)[self.seg_of_game]
         reasons = np.array(REASONS, dtype=object)[g.reason]
         return build_many(CalculationRow, {
@@ -336,7 +347,8 @@ class ColumnsResult:
         """One summary per key with a counted game per event handed out, in run_history's order."""
         slots = self.summary_slots
         t = self.totals
-        keys = [self.slot_key[s] for s in slots.tolist()]
+        all_keys = self.keys
+        keys = [all_keys[index] for index in self.slot_key[slots].tolist()]
         coaches, races, variants = zip(*keys) if keys else ((), (), ())
         nt = t["nt"][slots].tolist()
         return build_many(PeriodSummary, {
@@ -354,7 +366,9 @@ class ColumnsResult:
         """`state` (the run's start) as the run leaves it: new ratings, the events still open."""
         g = self.games
         ratings = self.ratings.tolist()
-        for key in self.new_keys:
+        first = self.first_rated
+        new = np.flatnonzero(first >= 0)
+        for key in [self.keys[index] for index in new[np.argsort(first[new])].tolist()]:
             state.ratings[key] = 0.0  # in the order first rated, as the history runner adds them
         touched = np.unique(np.concatenate([g.home_key, g.away_key[g.away_key >= 0]])).tolist()
         for index in touched:
@@ -373,7 +387,7 @@ class ColumnsResult:
                 if slot_seg[slot] != seg:
                     continue
                 rl, rn, nt, gp, wt, wet, rtt, rc_sum, is_start, last_day = (column[slot] for column in columns)
-                totals[self.slot_key[slot]] = (
+                totals[self.keys[self.slot_key[slot]]] = (
                     [rl, rn, nt, gp, wt, wet, rtt, rc_sum, is_start, date.fromordinal(last_day)] if nt
                     else [None, None, 0, gp, 0.0, 0.0, 0.0, 0.0, False, None])
             open_events[event_id] = EventTally(self.labels[seg], date.fromordinal(ends[seg]), totals, False)
@@ -394,20 +408,18 @@ def run_columns(games: GameColumns, config: EloConfig, state: EloState | None = 
     state = EloState() if state is None else state
     n = len(games)
     counted = games.reason == 0
-    if np.any(games.coaches[counted] < 0):
+    if n and games.coaches.min() < 0 and np.any(games.coaches[counted] < 0):
         bad = int(games.coaches[counted][games.coaches[counted] < 0][0])
         raise ValueError(f"naf_coaches must not be negative, got {bad!r}")
     keys = list(games.keys)
-    key_index = {key: index for index, key in enumerate(keys)}
     known = state.ratings
-    ratings = np.array([known.get(key, config.start_rating) for key in keys], dtype=np.float64)
-    rated = np.array([key in known for key in keys], dtype=np.bool_)
-    first_rated = np.full(len(keys), -1, dtype=np.int64)
+    prior = list(state.open_events.items())
+    # a key's index, needed only to seed the events the state holds open
+    key_index = {key: index for index, key in enumerate(keys)} if prior else {}
 
     # the events the state holds open come first: segments and slots seeded from their totals
     event_ids = list(games.event_ids)
     event_index = {event_id: index for index, event_id in enumerate(event_ids)}
-    prior = list(state.open_events.items())
     for event_id, _ in prior:
         if event_id not in event_index:
             event_index[event_id] = len(event_ids)
@@ -419,30 +431,31 @@ def run_columns(games: GameColumns, config: EloConfig, state: EloState | None = 
                 key_index[key] = len(keys)
                 keys.append(key)
     n_keys = len(keys)
-    ratings = np.concatenate([ratings, np.full(n_keys - len(ratings), config.start_rating)])
-    rated = np.concatenate([rated, np.array([key in known for key in keys[len(rated):]], dtype=np.bool_)])
-    first_rated = np.concatenate([first_rated, np.full(n_keys - len(first_rated), -1, dtype=np.int64)])
+    if known:
+        ratings = np.array([known.get(key, config.start_rating) for key in keys], dtype=np.float64)
+        rated = np.array([key in known for key in keys], dtype=np.bool_)
+    else:
+        ratings = np.full(n_keys, config.start_rating)
+        rated = np.zeros(n_keys, dtype=np.bool_)
+    first_rated = np.full(n_keys, -1, dtype=np.int64)
 
     max_segments = len(prior) + n
     max_slots = prior_slots + 2 * n
     seg_of_event = np.full(len(event_ids), -1, dtype=np.int64)
-    seg_evt = np.zeros(max_segments, dtype=np.int64)
-    seg_end = np.zeros(max_segments, dtype=np.int64)
-    seg_first_slot = np.zeros(max_segments, dtype=np.int64)
+    # left empty: the loop writes every segment and slot it opens, and every game's numbers
+    seg_evt = np.empty(max_segments, dtype=np.int64)
+    seg_end = np.empty(max_segments, dtype=np.int64)
+    seg_first_slot = np.empty(max_segments, dtype=np.int64)
     seg_touched = np.zeros(max_segments, dtype=np.bool_)
     key_slot = np.full(n_keys, -1, dtype=np.int64)
-    slot_prev = np.full(max_slots, -1, dtype=np.int64)
-    slot_seg = np.zeros(max_slots, dtype=np.int64)
-    slot_keyidx = np.zeros(max_slots, dtype=np.int64)
-    totals = {
-        "rl": np.full(max_slots, np.nan), "rn": np.full(max_slots, np.nan), "nt": np.zeros(max_slots, dtype=np.int64),
-        "gp": np.zeros(max_slots, dtype=np.int64), "wt": np.zeros(max_slots), "wet": np.zeros(max_slots),
-        "rtt": np.zeros(max_slots), "rc_sum": np.zeros(max_slots), "is_start": np.zeros(max_slots, dtype=np.bool_),
-        "last_day": np.zeros(max_slots, dtype=np.int64),
-    }
+    slot_prev = np.empty(max_slots, dtype=np.int64)
+    slot_seg = np.empty(max_slots, dtype=np.int64)
+    slot_keyidx = np.empty(max_slots, dtype=np.int64)
+    # an event's totals per key, a row a slot (the loop touches one or two cache lines a side)
+    ftot = np.empty((max_slots, len(_FLOAT_TOTALS)))
+    itot = np.empty((max_slots, len(_INT_TOTALS)), dtype=np.int64)
     labels: list[str] = []
     seg_event: list[int] = []
-    slot_key: list[RatingKey] = []
     prior_dirty = []
     slot = 0
     for seg, (event_id, tally) in enumerate(prior):
@@ -459,24 +472,20 @@ def run_columns(games: GameColumns, config: EloConfig, state: EloState | None = 
             slot_keyidx[slot] = index
             slot_prev[slot] = key_slot[index]
             key_slot[index] = slot
-            for name, value in (("rl", rl), ("rn", rn), ("nt", nt), ("gp", gp), ("wt", wt), ("wet", wet),
-                                ("rtt", rtt), ("rc_sum", rc_sum), ("is_start", is_start)):
-                totals[name][slot] = np.nan if value is None else value
-            totals["last_day"][slot] = 0 if last_day is None else last_day.toordinal()
-            slot_key.append(key)
+            ftot[slot] = [np.nan if rl is None else rl, np.nan if rn is None else rn, wt, wet, rtt, rc_sum]
+            itot[slot] = [nt, gp, 0 if last_day is None else last_day.toordinal(), is_start]
             slot += 1
 
-    per_game = {name: np.full(n, np.nan) for name in ("w_home", "r_home", "p_home", "p_away", "k", "rt_home", "rt_away", "r_away")}
-    seg_of_game = np.zeros(n, dtype=np.int64)
+    per_game = {name: np.empty(n) for name in ("r_home", "p_home", "p_away", "k", "rt_home", "rt_away", "r_away")}
+    seg_of_game = np.empty(n, dtype=np.int64)
     n_segments, n_slots = _history(
         games.day, games.event, games.event_end, games.home_key, games.away_key, games.home_score, games.conceded,
         games.coaches, games.major, games.reason, ratings, rated, first_rated,
         config.start_rating, config.non_major_max, config.major_coaches, config.round_k, config.k_scale,
         config.conceder_loses, seg_of_event, seg_evt, seg_end, seg_first_slot, seg_touched, len(prior),
         key_slot, slot_prev, slot_seg, slot_keyidx, slot,
-        totals["rl"], totals["rn"], totals["nt"], totals["gp"], totals["wt"], totals["wet"], totals["rtt"],
-        totals["rc_sum"], totals["is_start"], totals["last_day"],
-        per_game["w_home"], per_game["r_home"], per_game["r_away"], per_game["p_home"], per_game["p_away"],
+        ftot, itot,
+        per_game["r_home"], per_game["r_away"], per_game["p_home"], per_game["p_away"],
         per_game["k"], per_game["rt_home"], per_game["rt_away"], seg_of_game,
     )
     # the segments opened here: their labels and events
@@ -485,7 +494,6 @@ def run_columns(games: GameColumns, config: EloConfig, state: EloState | None = 
         labels.append(f"event:{event_id}")
         seg_event.append(event_id)
     slot_seg = slot_seg[:n_slots]
-    slot_key.extend(keys[index] for index in slot_keyidx[slot:n_slots].tolist())
 
     # a segment is handed out when the first game after its end arrives (n: at the end of the run),
     # those handed out together in the order the state holds them (opened first, first)
@@ -497,15 +505,17 @@ def run_columns(games: GameColumns, config: EloConfig, state: EloState | None = 
     emitted = order[dirty[order]]
     rank = np.empty(n_segments, dtype=np.int64)
     rank[emitted] = np.arange(len(emitted))
-    chosen = np.flatnonzero(dirty[slot_seg] & (totals["nt"][:n_slots] > 0))
+    totals: dict[str, np.ndarray] = {name: ftot[:n_slots, column] for column, name in enumerate(_FLOAT_TOTALS)}
+    totals.update((name, itot[:n_slots, column]) for column, name in enumerate(_INT_TOTALS))
+    totals["is_start"] = totals["is_start"].astype(np.bool_)
+    chosen = np.flatnonzero(dirty[slot_seg] & (totals["nt"] > 0))
     summary_slots = chosen[np.argsort(rank[slot_seg[chosen]], kind="stable")]
     open_segments = [(seg, seg_event[seg]) for seg in np.flatnonzero(close_at == n).tolist()]
-    new_keys = [keys[index] for index in np.flatnonzero(first_rated >= 0)[np.argsort(first_rated[first_rated >= 0])].tolist()]
     return ColumnsResult(
-        games, config, per_game["w_home"], per_game["r_home"], per_game["r_away"], per_game["p_home"],
+        games, config, per_game["r_home"], per_game["r_away"], per_game["p_home"],
         per_game["p_away"], per_game["k"], per_game["rt_home"], per_game["rt_away"], labels, seg_of_game,
-        slot_seg, slot_key, {name: column[:n_slots] for name, column in totals.items()}, summary_slots,
-        open_segments, ends, seg_first_slot[:n_segments], ratings, new_keys, n_slots,
+        slot_seg, slot_keyidx[:n_slots], keys, totals, summary_slots,
+        open_segments, ends, seg_first_slot[:n_segments], ratings, first_rated, n_slots,
     )
 
 
