@@ -29,6 +29,8 @@ $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(PIP_INSTALL) -r requirements.txt
+# NAF Elo's compiled kernels into numba's cache (__pycache__), so no run waits for their compile
+	$(PY) -m rating_engines.naf_elo.compiled
 	touch $@
 
 # Production + test set (what `make test` needs); the test lock is constrained by the production lock.

@@ -25,6 +25,7 @@ import time
 from collections import defaultdict
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -34,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.machine import reference  # noqa: E402
 from rating_engines import glicko, naf_elo  # noqa: E402
 from rating_engines.common import GameRecord, paused_gc  # noqa: E402
+from rating_engines.naf_elo import compiled  # noqa: E402
 
 RACES = [
     "amazon", "black-orc", "chaos-chosen", "chaos-dwarf", "chaos-renegade", "dark-elf", "dwarf",
@@ -273,6 +275,17 @@ def main(argv=None) -> None:
          lambda gs: _closed(gs, glicko.GlickoConfig.global_defaults()),
          f"target <= {3 * scale:.2f} s"),
     ]
+    # NAF Elo compiled (rating_engines/naf_elo/compiled.py): compiled or loaded before timing, the
+    # games read into columns once; "columns" keeps its rows as columns, "rows" builds run_history's
+    elo = naf_elo.EloConfig()
+    compile_seconds, _ = _timed(compiled.warm_up)
+    read_seconds, columns = _timed(compiled.columns_of, games, elo)
+    bare = _bare_inputs(columns, elo)
+    methods += [
+        ("naf_elo compiled (columns)", lambda gs: _row_columns(compiled.run_columns(columns, elo)), ""),
+        ("naf_elo compiled (rows)", lambda gs: compiled.run_history(gs, elo), ""),
+        ("bare compiled Elo loop", lambda gs: _bare_run(bare), "no rows"),
+    ]
     knsb_run, knsb_error = _knsb_runner()
     if knsb_run is not None:
         methods.append(("knsb (KnsbConfig())", knsb_run, ""))
@@ -291,13 +304,48 @@ def main(argv=None) -> None:
         if "error" not in figures:
             print()
             for name, seconds in speeds.items():
-                if seconds:
+                if seconds and not name.startswith("bare"):
                     least = 10 if name.startswith("knsb") else 20
                     ratio = figures["seconds"] / seconds
                     print(f"{name} runs at {ratio:.1f}x the games/s of the PyPI package "
                           f"(target >= {least}x): {'ok' if ratio >= least else 'UNDER'}")
+    bare_seconds = speeds.get("bare compiled Elo loop")
+    for name in ("naf_elo compiled (columns)", "naf_elo compiled (rows)"):
+        if bare_seconds and speeds.get(name):
+            print(f"{name} takes {speeds[name] / bare_seconds:.1f}x the bare compiled loop's time "
+                  f"(target within 3x)")
+    print(f"naf_elo compiled: kernels compiled or loaded from the cache in {compile_seconds:.2f} s, "
+          f"the games read into columns in {read_seconds:.2f} s (neither counted above)")
     print(f"floor: building {2 * n:,} CalculationRows and nothing else takes "
           f"{_row_cost(2 * n):.2f} s; peak memory target 1024 MiB; load average {os.getloadavg()[0]:.2f}")
+
+
+def _timed(run, *args):
+    began = time.perf_counter()
+    result = run(*args)
+    return time.perf_counter() - began, result
+
+
+def _row_columns(out):
+    """The compiled run's output, counted as its rows (two a game, one a bye) and summaries."""
+    n_rows = len(out.games) + int((out.games.away_key >= 0).sum())
+    return SimpleNamespace(rows=range(n_rows), summaries=range(len(out.summary_slots)), out=out)
+
+
+def _bare_inputs(columns, config):
+    """The bare loop's arrays: keys, S and K a game (every synthetic game counts), start ratings."""
+    major = columns.major
+    n = np.where(major, config.major_coaches, np.minimum(columns.coaches, config.non_major_max))
+    k = 2.0 * np.sqrt(n) * config.k_scale  # k_value's arithmetic, elementwise
+    ratings = np.full(len(columns.keys), config.start_rating)
+    return columns.home_key, columns.away_key, columns.home_score, k, ratings
+
+
+def _bare_run(bare):
+    *games, start = bare
+    ratings = start.copy()
+    compiled.final_ratings(*games, ratings)
+    return SimpleNamespace(ratings=ratings)
 
 
 def _closed(games, config):

@@ -5,7 +5,8 @@ K = 2·√min(N, non_major_max), majors always 2·√60. Games are applied one a
 (played_at, game_id) order across events.
 
 calculator: the formulas for one game (the reference); config: EloConfig; state: what a history
-carries between runs and its event summaries; history: run_history, the fast path.
+carries between runs and its event summaries; history: run_history, the fast path; compiled: the
+same history over columns in numba (not imported here: the web process never loads numba).
 """
 from .calculator import ELO_SCALE, game_change, home_score, k_value, rating_after, rating_change, update, win_probability
 from .config import EloConfig

@@ -1,0 +1,27 @@
+"""No web request pays a compile: the web process (its settings, URLs and every app's views) never
+loads numba, which only NAF Elo's compiled path (rating_engines.naf_elo.compiled) imports."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LOADED = "import sys; print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))"
+
+
+def loaded_after(code: str) -> str:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ratingsite.settings.test"}
+    done = subprocess.run([sys.executable, "-c", f"{code}; {LOADED}"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300, check=True)
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_web_process_does_not_load_numba():
+    code = ("import django; django.setup(); from django.urls import get_resolver; "
+            "resolver = get_resolver(); resolver.url_patterns; import rating_engines.naf_elo")
+    assert loaded_after(code) == "[]"
+
+
+def test_the_compiled_path_does():
+    assert loaded_after("import rating_engines.naf_elo.compiled") == "['llvmlite', 'numba']"
