@@ -11,6 +11,7 @@ report alone, as the task after each of its runs computes it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.federation import DEFAULT_URL, migrate, setup_django  # noqa: E402
+from bench.machine import reference  # noqa: E402
 
 
 def main(argv=None) -> None:
@@ -32,6 +34,8 @@ def main(argv=None) -> None:
     if not CalculationRow.objects.exists():
         sys.exit("the database holds no calculation rows: run bench/recalc.py first")
     systems = list(RatingSystem.objects.filter(active=True).order_by("display_order", "name"))
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    print(reference(), flush=True)  # figures from two machines compare only beside these
     started = time.perf_counter()
     stored = accuracy_reports_refresh(systems=systems)
     elapsed = time.perf_counter() - started
@@ -42,7 +46,8 @@ def main(argv=None) -> None:
     print(f"full report, every system: {elapsed:.1f} s (target ≤ 10 s)")
     started = time.perf_counter()
     accuracy_report_refresh(system=systems[0])
-    print(f"one system's report, as after its run ({systems[0].slug}): {time.perf_counter() - started:.1f} s")
+    print(f"one system's report, as after its run ({systems[0].slug}): {time.perf_counter() - started:.1f} s; "
+          f"load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

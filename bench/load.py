@@ -5,9 +5,12 @@ figures and which targets hold; asserts nothing.
     .venv/bin/python bench/load.py --reuse                 # the database bench/pages.py built (1,000,000 games)
     .venv/bin/python bench/load.py --reuse --seconds 5     # shorter: 5 s per page and client count
     .venv/bin/python bench/load.py --games 100000          # build a smaller database first (drops the old one)
+    .venv/bin/python bench/load.py --reuse --redis-url redis://127.0.0.1:6380/3 --port 8123
 
-The site runs with `ratingsite.settings.production` behind gunicorn (4 workers), the page cache in
-Redis database 3 (shared by the workers), `CONN_MAX_AGE=600`; every request says it came through an
+The site runs with `ratingsite.settings.production` behind gunicorn (4 workers, on `--port`, by
+default a free one), the page cache in the Redis of `--redis-url` (database 3 of the local one by
+default; shared by the workers, emptied by the benchmark; the broker is database 0 of the same
+server), `CONN_MAX_AGE=600`; every request says it came through an
 HTTPS proxy (`X-Forwarded-Proto: https`, the header the production settings trust). The static files
 are collected into a temporary directory for the run (the production settings need their manifest).
 Each client is a thread with its own keep-alive connection; for every client count and page, a short
@@ -40,12 +43,13 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.federation import setup_django  # noqa: E402
+from bench.machine import reference  # noqa: E402
 from bench.pages import DEFAULT_URL, build, free_port, pages_to_measure, percentile  # noqa: E402
 
 HEADERS = {"X-Forwarded-Proto": "https"}  # SECURE_PROXY_SSL_HEADER: no redirect to https://
@@ -151,11 +155,13 @@ def collect_static() -> None:
     call_command("collectstatic", interactive=False, verbosity=0)
 
 
-def production_env(url: str, static_root: str) -> dict:
+def production_env(url: str, static_root: str, redis_url: str = CACHE_URL) -> dict:
+    """gunicorn's environment: the production settings on `url`, the cache in `redis_url`, the broker
+    in database 0 of the same Redis."""
     return dict(
         os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="ratingsite.settings.production",
         SECRET_KEY=secrets.token_urlsafe(48), ALLOWED_HOSTS="127.0.0.1", CONN_MAX_AGE="600",
-        CELERY_BROKER_URL="redis://127.0.0.1:6379/0", REDIS_URL=CACHE_URL,
+        CELERY_BROKER_URL=urlsplit(redis_url)._replace(path="/0").geturl(), REDIS_URL=redis_url, CACHE_URL=redis_url,
         BENCH_STATIC_ROOT=static_root, LOG_LEVEL="WARNING",
     )
 
@@ -242,11 +248,11 @@ def hammer_for(port: int, path: str, *, clients: int, seconds: float) -> Sample:
     return sample
 
 
-def empty_page_cache() -> None:
+def empty_page_cache(redis_url: str) -> None:
     """Every cached page out of date, as after a run's commit: the next request of each renders it."""
     import redis
 
-    redis.Redis.from_url(CACHE_URL).flushdb()
+    redis.Redis.from_url(redis_url).flushdb()
 
 
 def verdicts(kind: str, clients: int, sample: Sample) -> list[tuple[str, bool]]:
@@ -298,16 +304,22 @@ def log_lines_worth_showing(lines: list[str], limit: int = 5) -> list[str]:
     return shown[:limit]
 
 
-def main(argv=None) -> None:
+def arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", default=DEFAULT_URL)
+    parser.add_argument("--redis-url", default=CACHE_URL, help="the page cache's Redis database (emptied by the benchmark)")
+    parser.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
     parser.add_argument("--reuse", action="store_true", help="measure the database of an earlier run as it is")
     parser.add_argument("--games", type=int, default=1_000_000, help="games of the history built without --reuse")
     parser.add_argument("--clients", default="1,8,32", help="client counts, comma-separated")
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per page and client count")
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds of warm-up before each measurement")
     parser.add_argument("--workers", type=int, default=4)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> None:
+    args = arguments(argv)
     client_counts = [int(c) for c in args.clients.split(",") if c.strip()]
 
     started = time.perf_counter()
@@ -325,6 +337,8 @@ def main(argv=None) -> None:
     print("statistics summaries: " + (f"refreshed {refresh.finished_at:%Y-%m-%d %H:%M} over {refresh.games:,} games" if refresh
                                       else "never refreshed (the statistics pages read empty summaries)"))
     pages = main_pages()
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    print(reference(), flush=True)  # figures from two machines compare only beside these
 
     # a clean exit (and gunicorn's stop in `finally`) on the signals a terminal or a job runner sends
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -333,12 +347,12 @@ def main(argv=None) -> None:
     log: list[str] = []
     server = None
     try:
-        env = production_env(args.database_url, static_root)
+        env = production_env(args.database_url, static_root, args.redis_url)
         subprocess.run([sys.executable, "-c", "from bench.load import collect_static; collect_static()"],
                        cwd=ROOT, env=env, check=True)
-        port = free_port()
+        port = args.port or free_port()
         server = start_gunicorn(env, port, args.workers, log)
-        print(f"gunicorn: {args.workers} workers, production settings, cache {CACHE_URL}; "
+        print(f"gunicorn on port {port}: {args.workers} workers, production settings, cache {args.redis_url}; "
               f"{args.warmup:g} s warm-up, then the cache emptied and {args.seconds:g} s per page and client count")
         width = max(len(path) for _, path in pages) + 2
         results = []
@@ -348,7 +362,7 @@ def main(argv=None) -> None:
             for kind, path in pages:
                 seen = len(log)
                 hammer_for(port, path, clients=clients, seconds=args.warmup)
-                empty_page_cache()
+                empty_page_cache(args.redis_url)
                 sample = hammer_for(port, path, clients=clients, seconds=args.seconds)
                 results.append((kind, path, clients, sample))
                 verdict = " ".join(f"{target} {'ok' if holds else 'FAIL'}" for target, holds in verdicts(kind, clients, sample))
@@ -367,7 +381,8 @@ def main(argv=None) -> None:
         if server is not None:
             stop(server)
         shutil.rmtree(static_root, ignore_errors=True)
-    print(f"\ngunicorn log: {len(log)} lines; ran {dt.timedelta(seconds=round(time.perf_counter() - started))}")
+    print(f"\ngunicorn log: {len(log)} lines; ran {dt.timedelta(seconds=round(time.perf_counter() - started))}; "
+          f"load average {os.getloadavg()[0]:.2f}")
     for line in log_lines_worth_showing(log, limit=20):
         print(f"  {line[:200]}")
 

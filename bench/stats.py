@@ -10,7 +10,11 @@ Loads `bench.engines.synthetic_history` (1,000,000 games by default) into a data
 coaches, events with countries and cities, rounds, games, game sides, awards, and monthly rating
 lists for the busiest keys. Then refreshes the statistics summaries and requests every statistics
 page, with and without filters, through Django's test client. Prints p50, p95 and max per page,
-and the queries each made. Asserts nothing.
+and the queries each made, beside the machine reference (bench.machine) and the load average.
+Asserts nothing.
+
+Targets: none set by an issue for these pages in figures (the page benchmark's p95 of 100 ms at
+8 clients, bench/pages.py, is for the ranking, coach, breakdown and event pages).
 """
 from __future__ import annotations
 
@@ -24,9 +28,11 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
-# Run as a script (`python bench/stats.py`), Python puts bench/ first on the path, not the project
-# (and bench/stats.py would then shadow the `stats` app).
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Run as a script (`python bench/stats.py`), Python puts bench/ first on the path, not the project:
+# bench/stats.py would then shadow the `stats` app, and bench/csv.py the standard csv module.
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
 
 # Where events are held: (country, city, latitude, longitude, weight).
 PLACES = [
@@ -301,7 +307,12 @@ def main(argv=None) -> None:
             load(args.games, args.seed)
             refresh = summaries_refresh()
             print(f"summaries refreshed in {refresh.duration:.1f} s ({refresh.games:,} games)", flush=True)
+        from bench.machine import reference
+
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        print(reference(database=connection.vendor == "postgresql"), flush=True)  # compare machines beside these
         measure(args.repeat)
+        print(f"load average {os.getloadavg()[0]:.2f}")
     finally:
         if not args.keepdb:
             connection.creation.destroy_test_db(old_name, verbosity=0)

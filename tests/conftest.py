@@ -7,6 +7,7 @@ from django.conf import settings
 from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 
+from ratingsite.after_response import after_response_wait
 from ratingsite.celery import app as celery_app
 
 # No test asserts a time (hypothesis's default deadline fails an example slower than 200 ms): on a
@@ -32,6 +33,17 @@ def pytest_collection_modifyitems(config, items):
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Before a live-server test's database is emptied: the work its requests handed to the server's
+    after-response thread (runs, refreshes, notices) has finished. Else it writes on while the tables
+    are flushed (PostgreSQL: the flush's TRUNCATE deadlocks with it) or into the next test's."""
+    settled = "live_server" not in getattr(item, "fixturenames", ()) or after_response_wait(timeout=120)
+    result = yield
+    assert settled, f"{item.nodeid}: the live server's background work did not finish in 120 s"
+    return result
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +77,7 @@ def empty_cache():
     yield
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a path: module-scoped fixtures that load the data can ask for it too
 def naf_data() -> Path:
     """The real FUMBBL games (../shared/data/naf beside the project; NAF_DATA overrides where)."""
     folder = Path(os.environ.get("NAF_DATA") or settings.BASE_DIR.parent / "shared" / "data" / "naf")

@@ -16,6 +16,7 @@ def test_a_date_is_read_as_yyyy_mm_dd():
     ("recalculate", "--since"),
     ("export_ratings", "--as-of"),
     ("seed_demo", "--today"),
+    ("verify_ratings", "--today"),
     ("evaluate_methods", "--from"),
     ("evaluate_methods", "--to"),
     ("tune_methods", "--split"),

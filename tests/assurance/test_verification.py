@@ -33,11 +33,11 @@ PAIRINGS = [
 ]
 
 
-def recalculate(slug):
+def recalculate(slug, today=None):
     system = RatingSystem.objects.get(slug=slug)
     queued = services.recalculation_request(system=system, trigger=Trigger.MANUAL, enqueue=False)
-    # the command verifies as of today
-    assert services.recalculation_execute(run_id=queued.pk, today=dt.date.today()).status == "succeeded"
+    # the command verifies as of today unless told another day
+    assert services.recalculation_execute(run_id=queued.pk, today=today or dt.date.today()).status == "succeeded"
 
 
 @pytest.fixture
@@ -66,6 +66,27 @@ def test_a_clean_recalculation_verifies_in_every_system(federation, capsys):
     # the federation has what the checks are about
     assert PeriodSummary.objects.filter(system__slug="knsb", is_start=True).exists()
     assert CalculationRow.objects.filter(system__slug="knsb", counted=True, we__isnull=False).exists()
+
+
+def test_a_history_rated_as_of_its_own_day_verifies_as_of_that_day_only(capsys):
+    """A benchmark's history ends on a "today" of its own (its runs were given that day): verified as
+    of it (--today), it matches; verified as of the calendar's today, the replay goes on to today
+    (more lists, deviations decayed further) and differs."""
+    coaches = CoachFactory.create_batch(8)
+    for month in range(1, 7):
+        add_event(coaches, dt.date(2024, month, 6), PAIRINGS[month % 2:month % 2 + 2])
+    own_day = dt.date(2024, 7, 15)
+    for slug in SYSTEMS:
+        recalculate(slug, today=own_day)
+    call_command("verify_ratings", "--today", "2024-07-15")
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if "every stored figure" in line] == [
+        f"{slug}: every stored figure matches a fresh recalculation" for slug in SYSTEMS
+    ]
+    with pytest.raises(CommandError, match="difference\\(s\\) between the stored ratings and a fresh recalculation"):
+        call_command("verify_ratings")
+    out = capsys.readouterr().out
+    assert "every stored figure matches" not in out
 
 
 def a_counted_row(slug):

@@ -1,0 +1,66 @@
+"""`export_ratings` of every system on the real FUMBBL games, byte for byte as the golden files
+made before the speed redesign (issue 35: a change of shape, never of results). The files are only
+remade by tools/golden_exports.py, when a change of figures is meant; see golden_exports.py."""
+import difflib
+
+import pytest
+
+from ratings.models import RatingSystem
+from tests.ratings import golden_exports
+from tests.scopes import kept_for_the_module
+
+# one worker runs the module under `make test` (--dist loadgroup): the data is built once, not once a worker
+pytestmark = [pytest.mark.slow, pytest.mark.django_db, pytest.mark.xdist_group("golden-exports")]
+
+SYSTEMS = ("elo", "glicko", "global-glicko", "knsb")
+SHOWN = 12  # lines of the difference in a failure's message: enough to see what moved, not the file
+
+
+@pytest.fixture(scope="module")
+def real_data_module(django_db_setup, django_db_blocker, naf_data):
+    """The import and the four recalculations, once for the module (half a minute on SQLite)."""
+    with kept_for_the_module(django_db_blocker):
+        yield golden_exports.build(naf_data)
+
+
+@pytest.fixture
+def real_data(real_data_module, db):
+    return real_data_module
+
+
+def difference(stored: bytes, exported: bytes) -> str:
+    """The first differing lines of two CSVs as a unified diff, and how many lines differ in all."""
+    old = stored.decode().splitlines(keepends=True)
+    new = exported.decode().splitlines(keepends=True)
+    diff = list(difflib.unified_diff(old, new, "stored", "exported", n=1))
+    changed = sum(1 for line in diff[2:] if line[:1] == "-")
+    # repr where the line is not plain text: a changed line end or a stray byte would not show
+    shown = [line.rstrip("\n") if line.rstrip("\n").isprintable() else repr(line) for line in diff[:SHOWN]]
+    more = f"\n... ({len(diff) - SHOWN} more lines of difference)" if len(diff) > SHOWN else ""
+    return f"{changed} of {len(old)} stored lines differ ({len(new)} exported):\n" + "\n".join(shown) + more
+
+
+def test_the_golden_files_are_those_of_every_active_system(real_data):
+    assert sorted(real_data) == sorted(SYSTEMS) == sorted(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
+    expected = {golden_exports.path(slug, kind).name for slug in SYSTEMS for kind in golden_exports.KINDS}
+    assert {path.name for path in golden_exports.FOLDER.iterdir()} == expected
+
+
+@pytest.mark.parametrize("kind", list(golden_exports.KINDS))
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_the_export_is_byte_for_byte_the_golden_file(real_data, slug, kind):
+    exported = golden_exports.exported(slug, kind)
+    stored = golden_exports.stored(slug, kind)
+    assert exported == stored, (
+        f"export_ratings --system {slug} {' '.join(golden_exports.KINDS[kind])} is not "
+        f"{golden_exports.path(slug, kind).name}; " + difference(stored, exported)
+    )
+
+
+def test_a_difference_shows_its_first_lines_and_counts_them():
+    stored = b"h\na,1\nb,2\nc,3\n"
+    assert difference(stored, b"h\na,1\nb,9\nc,3\n") == (
+        "1 of 4 stored lines differ (4 exported):\n--- stored\n+++ exported\n@@ -2,3 +2,3 @@\n a,1\n-b,2\n+b,9\n c,3"
+    )
+    # a changed line end shows
+    assert difference(stored, b"h\na,1\nb,2\r\nc,3\n").endswith("\n-b,2\n'+b,2\\r\\n'\n c,3")
