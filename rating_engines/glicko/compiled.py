@@ -24,15 +24,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
-from itertools import repeat
+from itertools import compress, repeat
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from ..common import AWAY, HOME, CalculationRow, CountingRule, GameRecord, PeriodSummary, build_many, run_in_order
+from ..common import AWAY, HOME, CalculationRow, CountingRule, GameRecord, PeriodSummary, build_many, paused_gc, run_in_order
 from . import calculator
 from . import history as python
+from .batch import PeriodUpdate, Sides
 from .calculator import _G_FACTOR, CENTER, CONVERGENCE, SCALE, VolatilityNotConverged
 from .config import GlickoConfig, calendar_period
 from .state import NEW, GlickoResult, GlickoState, RatingKey
@@ -226,6 +227,53 @@ def _rate(
         tot_rc[pl] += start_mu[op]
         nt[pl] += 1
     return True
+
+
+@njit(cache=True)
+def _rate_arrays(mu: Any, phi: Any, sigma: Any, player: Any, opponent: Any, score: Any, tau: float,
+                 g_key: Any, e: Any, change: Any, mu_new: Any, phi_new: Any, sigma_new: Any) -> bool:
+    """batch.rate_period into the given arrays; False where a volatility does not converge."""
+    n_keys = len(mu)
+    m = (mu - CENTER) / SCALE
+    p = phi / SCALE
+    vsum = np.zeros(n_keys)
+    gain = np.zeros(n_keys)
+    for j in range(n_keys):
+        g_key[j] = 1.0 / math.sqrt(1.0 + p[j] * p[j] * _G_FACTOR)
+    for s in range(len(player)):
+        g = g_key[opponent[s]]
+        es = 1.0 / (1.0 + math.exp(-g * (m[player[s]] - m[opponent[s]])))
+        e[s] = es
+        vsum[player[s]] += g * g * es * (1.0 - es)
+        gain[player[s]] += g * (score[s] - es)
+    for j in range(n_keys):
+        v = 1.0 / vsum[j]
+        sn = _volatility(sigma[j], p[j] * p[j], v, v * gain[j], tau)
+        if math.isnan(sn):
+            return False
+        phi_star = math.sqrt(p[j] * p[j] + sn * sn)
+        pn = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
+        vsum[j] = pn
+        mu_new[j] = (m[j] + pn * pn * gain[j]) * SCALE + CENTER
+        phi_new[j] = pn * SCALE
+        sigma_new[j] = sn
+    for s in range(len(player)):
+        pn = vsum[player[s]]
+        change[s] = pn * pn * (g_key[opponent[s]] * (score[s] - e[s])) * SCALE
+    return True
+
+
+def rate_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, sides: Sides, tau: float) -> PeriodUpdate:
+    """batch.rate_period in compiled code (exp and log from libm): the periods the Python runner
+    keeps open are rated with it."""
+    n = mu.size
+    g_key, mu_new, phi_new, sigma_new = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    e, change = np.empty(sides.player.size), np.empty(sides.player.size)
+    if not _rate_arrays(np.ascontiguousarray(mu, dtype=np.float64), np.ascontiguousarray(phi, dtype=np.float64),
+                        np.ascontiguousarray(sigma, dtype=np.float64), sides.player, sides.opponent,
+                        sides.score, tau, g_key, e, change, mu_new, phi_new, sigma_new):
+        raise VolatilityNotConverged(f"volatility not converged after {MAX_ITERATIONS} iterations")
+    return PeriodUpdate(g_key, e, change, mu_new, phi_new, sigma_new)
 
 
 @njit(cache=True)
@@ -448,25 +496,25 @@ class ColumnsResult:
         c = self.columns
         games = c.games
         n = len(c)
-        keep = np.empty(2 * n, dtype=np.bool_)
-        keep[0::2] = True
-        keep[1::2] = c.away_key >= 0
+        byes = bool((c.away_key < 0).any())
+        keep = [True, True] * n
+        if byes:
+            keep[1::2] = (c.away_key >= 0).tolist()
+        skipped = np.flatnonzero(~c.counts).tolist()
 
         def pair(home: Iterable[Any], away: Iterable[Any]) -> list[Any]:
-            both = np.empty(2 * n, dtype=object)
-            both[0::2] = list(home)
-            both[1::2] = list(away)
-            out: list[Any] = both[keep].tolist()
-            return out
+            both: list[Any] = [None] * (2 * n)
+            both[0::2] = home
+            both[1::2] = away
+            return list(compress(both, keep)) if byes else both
 
         def numbers(column: int) -> list[Any]:
-            both = np.empty(2 * n, dtype=object)
-            both[0::2] = self.sides[:, column].astype(object)
-            both[1::2] = self.sides[:, _SIDE + column].astype(object)
-            both[0::2][~c.counts] = None
-            both[1::2][~c.counts] = None
-            out: list[Any] = both[keep].tolist()
-            return out
+            both: list[Any] = [None] * (2 * n)
+            both[0::2] = self.sides[:, column].tolist()
+            both[1::2] = self.sides[:, _SIDE + column].tolist()
+            for i in skipped:
+                both[2 * i] = both[2 * i + 1] = None
+            return list(compress(both, keep)) if byes else both
 
         per_race = self.config.per_race
         homes = [g.home for g in games]
@@ -479,7 +527,7 @@ class ColumnsResult:
         labels = np.array(c.labels, dtype=object)[np.searchsorted(np.array(c.numbers), c.period)].tolist()
         reasons = c.reasons
         return build_many(CalculationRow, {
-            "game_id": pair(ids, ids), "side": pair(repeat(HOME, n), repeat(AWAY, n)),
+            "game_id": pair(ids, ids), "side": pair([HOME] * n, [AWAY] * n),
             "coach": pair(homes, aways), "race": pair(home_races, away_races) if per_race else repeat(None),
             "variant": pair(variants, variants), "opponent": pair(aways, homes),
             "opponent_race": pair(away_races, home_races), "played_at": pair(played_at, played_at),
@@ -564,8 +612,19 @@ def run_history(
     the same arguments, the same result."""
     start = GlickoState() if state is None else state
     if config.period == "event":
-        return python.run_history(games, config, start, in_place=in_place)
+        return run_in_order(partial(python._run, config=config, rate=rate_period), list(games), start,
+                            in_place=in_place)
     return run_in_order(partial(_run, config=config), list(games), start, in_place=in_place)
+
+
+def close_periods(state: GlickoState, config: GlickoConfig, until: date, *, in_place: bool = False) -> GlickoResult:
+    """history.close_periods, the periods rated by the compiled step."""
+    if not any(p.end < until for p in state.open_periods.values()):
+        return GlickoResult(state, [], [])
+    with paused_gc():
+        result = GlickoResult(state if in_place else state.copy(), [], [])
+        python._close_ended(result, config, until, rate_period)
+    return result
 
 
 def _run(games: list[GameRecord], state: GlickoState, *, config: GlickoConfig) -> GlickoResult:
@@ -584,23 +643,23 @@ def _run(games: list[GameRecord], state: GlickoState, *, config: GlickoConfig) -
     while tail > head and calendar_period(games[tail - 1].played_at.date(), config).number == last_number:
         tail -= 1
     if head:
-        more = python._run(games[:head], state, config=config)
+        more = python._run(games[:head], state, config=config, rate=rate_period)
         result.rows.extend(more.rows)
         result.summaries.extend(more.summaries)
     middle = games[head:tail]
     if middle:
         _check_order(middle, state.last_played)
         first_day = middle[0].played_at.date()
-        python._close_ended(result, config, first_day)
+        python._close_ended(result, config, first_day, rate_period)
         if any(p.end >= first_day for p in state.open_periods.values()):  # a period left open across
-            more = python._run(games[head:], state, config=config)
+            more = python._run(games[head:], state, config=config, rate=rate_period)
             result.rows.extend(more.rows)
             result.summaries.extend(more.summaries)
             return result
         out = run_columns(columns_of(middle, config), config, state)
         result.rows.extend(out.rows())
         result.summaries.extend(out.summaries())
-    more = python._run(games[tail:], state, config=config)
+    more = python._run(games[tail:], state, config=config, rate=rate_period)
     result.rows.extend(more.rows)
     result.summaries.extend(more.summaries)
     return result
