@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
 from itertools import compress, repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -72,25 +73,25 @@ def columns_of(games: list[GameRecord], config: GlickoConfig) -> GlickoColumns:
     exclusion = CountingRule.of(config).exclusion
     per_race = config.per_race
     key_index: dict[RatingKey, int] = {}
-    by_day: dict[date, int] = {}
+    at_time: dict[datetime, int] = {}  # games share their round's time: a period number per time
     numbers: list[int] = []
     labels: list[str] = []
     ends: list[date] = []
     period, home_keys, away_keys, reasons = [], [], [], []
-    for g in games:
-        day = g.played_at.date()
-        number = by_day.get(day)
+    fields = attrgetter("played_at", "home", "home_race", "away", "away_race", "variant")
+    for g, (played_at, home, home_race, away, away_race, variant) in zip(games, map(fields, games)):
+        number = at_time.get(played_at)
         if number is None:
-            number, label, end = calendar_period(day, config)
-            by_day[day] = number
+            number, label, end = calendar_period(played_at.date(), config)
+            at_time[played_at] = number
             if not numbers or numbers[-1] != number:
                 numbers.append(number)
                 labels.append(label)
                 ends.append(end)
         period.append(number)
-        home_keys.append(key_index.setdefault((g.home, g.home_race if per_race else None, g.variant), len(key_index)))
-        away_keys.append(-1 if g.away is None else
-                         key_index.setdefault((g.away, g.away_race if per_race else None, g.variant), len(key_index)))
+        home_keys.append(key_index.setdefault((home, home_race if per_race else None, variant), len(key_index)))
+        away_keys.append(-1 if away is None else
+                         key_index.setdefault((away, away_race if per_race else None, variant), len(key_index)))
         reasons.append(exclusion(g))
     return GlickoColumns(
         period=np.array(period, dtype=np.int64), home_key=np.array(home_keys, dtype=np.int64),
@@ -517,13 +518,7 @@ class ColumnsResult:
             return list(compress(both, keep)) if byes else both
 
         per_race = self.config.per_race
-        homes = [g.home for g in games]
-        aways = [g.away for g in games]
-        home_races = [g.home_race for g in games]
-        away_races = [g.away_race for g in games]
-        played_at = [g.played_at for g in games]
-        ids = [g.game_id for g in games]
-        variants = [g.variant for g in games]
+        ids, played_at, variants, homes, aways, home_races, away_races = zip(*map(python._ROW_FIELDS, games))
         labels = np.array(c.labels, dtype=object)[np.searchsorted(np.array(c.numbers), c.period)].tolist()
         reasons = c.reasons
         return build_many(CalculationRow, {
