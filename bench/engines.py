@@ -239,8 +239,8 @@ def _row_cost(n: int) -> float:
 
 def _line(name, figures, n_games, target="") -> str:
     if "error" in figures:
-        return f"{name:<28} failed: {figures['error']}"
-    return (f"{name:<28}{figures['seconds']:>8.2f}{figures['cpu']:>8.2f}"
+        return f"{name:<34} failed: {figures['error']}"
+    return (f"{name:<34}{figures['seconds']:>8.2f}{figures['cpu']:>8.2f}"
             f"{n_games / figures['seconds']:>11,.0f}{figures['rows']:>11,}"
             f"{figures['summaries']:>10,}"
             f"{figures['added_mib']:>8.0f}{figures['peak_mib']:>8.0f}  {target}")
@@ -307,7 +307,7 @@ def main(argv=None) -> None:
     knsb_run, knsb_error = _knsb_runner()
     if knsb_run is not None:
         methods.append(("knsb (KnsbConfig())", knsb_run, ""))
-    print(f"\n{'method':<28}{'wall s':>8}{'cpu s':>8}{'games/s':>11}{'rows':>11}{'summaries':>10}"
+    print(f"\n{'method':<34}{'wall s':>8}{'cpu s':>8}{'games/s':>11}{'rows':>11}{'summaries':>10}"
           f"{'+MiB':>8}{'peakMiB':>8}")
     speeds = {}
     for name, run, target in methods:
@@ -315,7 +315,7 @@ def main(argv=None) -> None:
         speeds[name] = figures.get("seconds")
         print(_line(name, figures, n, target), flush=True)
     if knsb_run is None:
-        print(f"{'knsb':<28} skipped: {knsb_error}")
+        print(f"{'knsb':<34} skipped: {knsb_error}")
     if not args.skip_pypi:
         figures = _measure(_pypi_glicko2, games)
         print(_line("PyPI glicko2 (monthly)", figures, n), flush=True)

@@ -152,3 +152,12 @@ def test_run_columns_rates_a_month_as_the_calculator_does():
     assert [(s.coach, s.nt, s.games_played, s.period, s.effective) for s in out.summaries()] == [
         (1, 1, 1, "2023-05", date(2023, 6, 1)), (2, 1, 1, "2023-05", date(2023, 6, 1))]
     assert [(r.coach, r.counted, r.we) for r in out.rows()] == [(1, True, 0.5), (2, True, 0.5), (3, False, None)]
+
+
+def test_the_web_process_does_not_load_numba_through_glicko():
+    from tests.test_compiled_imports import loaded_after
+
+    code = ("import django; django.setup(); from django.urls import get_resolver; "
+            "resolver = get_resolver(); resolver.url_patterns; import rating_engines.glicko")
+    assert loaded_after(code) == "[]"
+    assert loaded_after("import rating_engines.glicko.compiled") == "['llvmlite', 'numba']"
