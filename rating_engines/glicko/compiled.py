@@ -40,7 +40,6 @@ from .config import GlickoConfig, calendar_period
 from .state import NEW, GlickoResult, GlickoState, RatingKey
 
 _ONE_DAY = timedelta(days=1)
-MAX_ITERATIONS = calculator.MAX_ITERATIONS
 # a summary's float figures, a row a summary
 _SUMMARY_FLOATS = ("rl", "rn", "wt", "wet", "rtt", "rct", "mu", "phi", "sigma", "mu_before", "phi_before",
                    "sigma_before")
@@ -113,7 +112,7 @@ def _f(x: float, a: float, phi2: float, v: float, d2: float, tau2: float) -> flo
 
 
 @njit(cache=True)
-def _volatility(sigma: float, phi2: float, v: float, delta: float, tau: float) -> float:
+def _volatility(sigma: float, phi2: float, v: float, delta: float, tau: float, max_iterations: int) -> float:
     """batch.new_volatilities for one entry (calculator.new_volatility); NaN where it does not
     converge (the caller raises)."""
     a = math.log(sigma * sigma)
@@ -126,14 +125,14 @@ def _volatility(sigma: float, phi2: float, v: float, delta: float, tau: float) -
         k = 1
         while _f(a - k * tau, a, phi2, v, d2, tau2) < 0.0:
             k += 1
-            if k > MAX_ITERATIONS:
+            if k > max_iterations:
                 return np.nan
         big_b = a - k * tau
     f_a = _f(big_a, a, phi2, v, d2, tau2)
     f_b = _f(big_b, a, phi2, v, d2, tau2)
     steps = 0
     while abs(big_b - big_a) > CONVERGENCE:
-        if steps == MAX_ITERATIONS:
+        if steps == max_iterations:
             return np.nan
         xc = big_a + (big_a - big_b) * f_a / (f_b - f_a)
         fc = _f(xc, a, phi2, v, d2, tau2)
@@ -163,6 +162,7 @@ def _rate(
     mu: Any, phi: Any, sigma: Any, last: Any, tau: float, cap: float, multiplier: float,
     start_mu: Any, start_phi: Any, start_sigma: Any, g_key: Any, vsum: Any, gain: Any,
     tot_w: Any, tot_e: Any, tot_rt: Any, tot_rc: Any, nt: Any, side_out: Any, e_side: Any, new: Any,
+    max_iterations: int,
 ) -> bool:
     """_close over arrays: one period's keys rated from their start ratings; False where a
     volatility does not converge."""
@@ -196,7 +196,7 @@ def _rate(
         m = (start_mu[j] - CENTER) / SCALE
         p = start_phi[j] / SCALE
         v = 1.0 / vsum[j]
-        sigma_new = _volatility(start_sigma[j], p * p, v, v * gain[j], tau)
+        sigma_new = _volatility(start_sigma[j], p * p, v, v * gain[j], tau, max_iterations)
         if math.isnan(sigma_new):
             return False
         phi_star = math.sqrt(p * p + sigma_new * sigma_new)
@@ -232,7 +232,8 @@ def _rate(
 
 @njit(cache=True)
 def _rate_arrays(mu: Any, phi: Any, sigma: Any, player: Any, opponent: Any, score: Any, tau: float,
-                 g_key: Any, e: Any, change: Any, mu_new: Any, phi_new: Any, sigma_new: Any) -> bool:
+                 g_key: Any, e: Any, change: Any, mu_new: Any, phi_new: Any, sigma_new: Any,
+                 max_iterations: int) -> bool:
     """batch.rate_period into the given arrays; False where a volatility does not converge."""
     n_keys = len(mu)
     m = (mu - CENTER) / SCALE
@@ -249,7 +250,7 @@ def _rate_arrays(mu: Any, phi: Any, sigma: Any, player: Any, opponent: Any, scor
         gain[player[s]] += g * (score[s] - es)
     for j in range(n_keys):
         v = 1.0 / vsum[j]
-        sn = _volatility(sigma[j], p[j] * p[j], v, v * gain[j], tau)
+        sn = _volatility(sigma[j], p[j] * p[j], v, v * gain[j], tau, max_iterations)
         if math.isnan(sn):
             return False
         phi_star = math.sqrt(p[j] * p[j] + sn * sn)
@@ -272,8 +273,8 @@ def rate_period(mu: np.ndarray, phi: np.ndarray, sigma: np.ndarray, sides: Sides
     e, change = np.empty(sides.player.size), np.empty(sides.player.size)
     if not _rate_arrays(np.ascontiguousarray(mu, dtype=np.float64), np.ascontiguousarray(phi, dtype=np.float64),
                         np.ascontiguousarray(sigma, dtype=np.float64), sides.player, sides.opponent,
-                        sides.score, tau, g_key, e, change, mu_new, phi_new, sigma_new):
-        raise VolatilityNotConverged(f"volatility not converged after {MAX_ITERATIONS} iterations")
+                        sides.score, tau, g_key, e, change, mu_new, phi_new, sigma_new, calculator.MAX_ITERATIONS):
+        raise VolatilityNotConverged(f"volatility not converged after {calculator.MAX_ITERATIONS} iterations")
     return PeriodUpdate(g_key, e, change, mu_new, phi_new, sigma_new)
 
 
@@ -283,7 +284,7 @@ def _history(
     key_number: Any, key_group: Any, key_has_race: Any, group_first: Any, group_len: Any, group_members: Any,
     mu: Any, phi: Any, sigma: Any, last: Any, n_state: int,
     mu0: float, phi0: float, sigma0: float, tau: float, cap: float, multiplier: float, cross: bool,
-    side_out: Any, new_keys: Any, sum_f: Any, sum_i: Any, sum_period: Any,
+    side_out: Any, new_keys: Any, sum_f: Any, sum_i: Any, sum_period: Any, max_iterations: int,
 ) -> tuple[int, int, int]:
     """Every period of the games rated in turn: rows' figures, summaries, new keys, ratings.
 
@@ -319,7 +320,7 @@ def _history(
             if ns:
                 ok = _rate(index, nk, pk_number, ns, s_player, s_opp, s_score, s_game, mu, phi, sigma, last,
                            tau, cap, multiplier, work[0], work[1], work[2], work[3], work[4], work[5],
-                           work[6], work[7], work[8], work[9], nt, side_out, e_side, new)
+                           work[6], work[7], work[8], work[9], nt, side_out, e_side, new, max_iterations)
                 if not ok:
                     return n_new, n_sum, i - 1
                 for j in range(nk):
@@ -458,7 +459,7 @@ def final_ratings(period: Any, home_key: Any, away_key: Any, home_score: Any, mu
                 k = members[j]
                 p = phi[k] / SCALE
                 v = 1.0 / vsum[j]
-                sigma_new = _volatility(sigma[k], p * p, v, v * gain[j], tau)
+                sigma_new = _volatility(sigma[k], p * p, v, v * gain[j], tau, 100)  # calculator.MAX_ITERATIONS
                 phi_star = math.sqrt(p * p + sigma_new * sigma_new)
                 phi_new = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
                 mu[k] = (m_start[j] + phi_new * phi_new * gain[j]) * SCALE + CENTER
@@ -580,10 +581,10 @@ def run_columns(columns: GlickoColumns, config: GlickoConfig, state: GlickoState
         key_number, key_group, key_has_race, group_first, group_len, group_members,
         state.mu, state.phi, state.sigma, state.last, n_state,
         config.mu0, config.phi0, config.sigma0, config.tau, config.decay_cap, config.value_phi_multiplier,
-        config.cross_race_start, sides, new_keys, sum_f, sum_i, sum_period,
+        config.cross_race_start, sides, new_keys, sum_f, sum_i, sum_period, calculator.MAX_ITERATIONS,
     )
     if failed >= 0:
-        raise VolatilityNotConverged(f"volatility not converged after {MAX_ITERATIONS} iterations "
+        raise VolatilityNotConverged(f"volatility not converged after {calculator.MAX_ITERATIONS} iterations "
                                      f"in the period of game {columns.games[failed].game_id}")
     for index in new_keys[:n_new].tolist():
         key = keys[index]

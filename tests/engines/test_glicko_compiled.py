@@ -161,3 +161,13 @@ def test_the_web_process_does_not_load_numba_through_glicko():
             "resolver = get_resolver(); resolver.url_patterns; import rating_engines.glicko")
     assert loaded_after(code) == "[]"
     assert loaded_after("import rating_engines.glicko.compiled") == "['llvmlite', 'numba']"
+
+
+@pytest.mark.parametrize("months", [1, 2])  # rated by the compiled step (held open), and by the loop
+def test_a_period_whose_volatility_does_not_converge_raises(monkeypatch, months):
+    from rating_engines.glicko import VolatilityNotConverged, calculator
+
+    monkeypatch.setattr(calculator, "MAX_ITERATIONS", 1)
+    games = [GameRecord(i, datetime(2023, 4 + i, 6, 9), 7, V, 1, "orc", 2, "elf", 1.0) for i in range(months)]
+    with pytest.raises(VolatilityNotConverged):
+        close_periods(run_history(games, GlickoConfig()).state, GlickoConfig(), date.max)
