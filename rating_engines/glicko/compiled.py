@@ -356,6 +356,7 @@ def _history(
             period_seq += 1
         index = period[i]
         if not counts[i]:
+            side_out[i, :] = np.nan
             for side in range(2):
                 key = home_key[i] if side == 0 else away_key[i]
                 if key >= 0:
@@ -571,7 +572,7 @@ def run_columns(columns: GlickoColumns, config: GlickoConfig, state: GlickoState
     for first, members in zip(group_first.tolist(), existing):
         group_members[first:first + len(members)] = members
     key_has_race = np.array([race is not None for _, race, _ in keys], dtype=np.bool_)
-    sides = np.full((n, 2 * _SIDE), np.nan)
+    sides = np.empty((n, 2 * _SIDE))  # the loop writes every game's: NaN where it does not count
     new_keys = np.empty(len(keys), dtype=np.int64)
     sum_f = np.empty((2 * n, len(_SUMMARY_FLOATS)))
     sum_i = np.empty((2 * n, 4), dtype=np.int64)
