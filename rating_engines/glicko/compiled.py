@@ -356,7 +356,8 @@ def _history(
             period_seq += 1
         index = period[i]
         if not counts[i]:
-            side_out[i, :] = np.nan
+            for column in range(2 * _SIDE):
+                side_out[i, column] = np.nan
             for side in range(2):
                 key = home_key[i] if side == 0 else away_key[i]
                 if key >= 0:
