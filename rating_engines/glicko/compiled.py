@@ -4,8 +4,9 @@
 compiled loop (each period rated when the next one starts, and the last at the end) and gives the
 rows' figures, the summaries and the new ratings back as arrays; `ColumnsResult` turns them into
 run_history's rows and summaries. `run_history` is history.run_history with the periods that
-close within the run rated here; the periods the state holds open and the one still open at the
-end go through the Python runner, which keeps them as OpenPeriods (event periods: all of it).
+close within the run rated here; the games of the periods the state holds open and of the one
+still open at the end are gathered by the Python runner, which keeps them as OpenPeriods (event
+periods: all games), and rated by `rate_period`, the compiled period step (close_periods too).
 
 The arithmetic is batch.rate_period's, operation for operation, sums over a key's games in order
 of play. exp and log are libm's, as the calculator takes them: numpy's AVX-512 exp and log differ
