@@ -572,7 +572,8 @@ def run_columns(columns: GlickoColumns, config: GlickoConfig, state: GlickoState
     np.cumsum((group_len + room)[:-1], out=group_first[1:])
     group_members = np.empty(int((group_len + room).sum()), dtype=np.int64)
     for first, members in zip(group_first.tolist(), existing):
-        group_members[first:first + len(members)] = members
+        if members:
+            group_members[first:first + len(members)] = members
     key_has_race = np.array([race is not None for _, race, _ in keys], dtype=np.bool_)
     sides = np.empty((n, 2 * _SIDE))  # the loop writes every game's: NaN where it does not count
     new_keys = np.empty(len(keys), dtype=np.int64)
@@ -589,13 +590,12 @@ def run_columns(columns: GlickoColumns, config: GlickoConfig, state: GlickoState
     if failed >= 0:
         raise VolatilityNotConverged(f"volatility not converged after {calculator.MAX_ITERATIONS} iterations "
                                      f"in the period of game {columns.games[failed].game_id}")
-    for index in new_keys[:n_new].tolist():
-        key = keys[index]
-        number = len(state.keys)
-        state.keys.append(key)
-        state.key_index[key] = number
-        coach, _, variant = key
-        state.coach_keys[coach, variant] = state.coach_keys.get((coach, variant), ()) + (number,)
+    added = [keys[index] for index in new_keys[:n_new].tolist()]
+    state.key_index.update(zip(added, range(n_state, n_state + n_new)))
+    state.keys.extend(added)
+    coach_keys = state.coach_keys
+    for number, (coach, _, variant) in enumerate(added, n_state):
+        coach_keys[coach, variant] = coach_keys.get((coach, variant), ()) + (number,)
     state.periods_closed += len(columns.numbers)
     state.periods_opened += len(columns.numbers)
     if n:
