@@ -31,6 +31,8 @@ $(VENV)/.installed: requirements.txt
 	$(PIP_INSTALL) -r requirements.txt
 # NAF Elo's compiled kernels into numba's cache (__pycache__), so no run waits for their compile
 	$(PY) -m rating_engines.naf_elo.compiled
+# and Glicko's (rating_engines/glicko/compiled.py)
+	$(PY) -m rating_engines.glicko.compiled
 	touch $@
 
 # Production + test set (what `make test` needs); the test lock is constrained by the production lock.

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.machine import reference  # noqa: E402
 from rating_engines import glicko, naf_elo  # noqa: E402
 from rating_engines.common import GameRecord, paused_gc  # noqa: E402
+from rating_engines.glicko import compiled as glicko_compiled  # noqa: E402
 from rating_engines.naf_elo import compiled  # noqa: E402
 
 RACES = [
@@ -238,8 +239,8 @@ def _row_cost(n: int) -> float:
 
 def _line(name, figures, n_games, target="") -> str:
     if "error" in figures:
-        return f"{name:<28} failed: {figures['error']}"
-    return (f"{name:<28}{figures['seconds']:>8.2f}{figures['cpu']:>8.2f}"
+        return f"{name:<34} failed: {figures['error']}"
+    return (f"{name:<34}{figures['seconds']:>8.2f}{figures['cpu']:>8.2f}"
             f"{n_games / figures['seconds']:>11,.0f}{figures['rows']:>11,}"
             f"{figures['summaries']:>10,}"
             f"{figures['added_mib']:>8.0f}{figures['peak_mib']:>8.0f}  {target}")
@@ -286,10 +287,27 @@ def main(argv=None) -> None:
         ("naf_elo compiled (rows)", lambda gs: compiled.run_history(gs, elo), ""),
         ("bare compiled Elo loop", lambda gs: _bare_run(bare), "no rows"),
     ]
+    # Glicko compiled (rating_engines/glicko/compiled.py) per race and Global Glicko, the same way;
+    # "rows" is run_history and close_periods, as the Python lines above
+    glicko_compile_seconds, _ = _timed(glicko_compiled.warm_up)
+    glicko_read = {}
+    bare_of = {"naf_elo compiled (columns)": "bare compiled Elo loop",
+               "naf_elo compiled (rows)": "bare compiled Elo loop"}
+    for label, config in (("glicko", glicko.GlickoConfig()), ("global glicko", glicko.GlickoConfig.global_defaults())):
+        glicko_read[label], glicko_columns = _timed(glicko_compiled.columns_of, games, config)
+        bare_glicko = _glicko_bare_inputs(glicko_columns, config)
+        methods += [
+            (f"{label} compiled (columns)",
+             lambda gs, c=glicko_columns, cf=config: _glicko_row_columns(glicko_compiled.run_columns(c, cf, glicko.GlickoState())),
+             ""),
+            (f"{label} compiled (rows)", lambda gs, cf=config: _closed(gs, cf, glicko_compiled), ""),
+            (f"bare compiled {label} loop", lambda gs, b=bare_glicko: _glicko_bare_run(b), "no rows"),
+        ]
+        bare_of[f"{label} compiled (columns)"] = bare_of[f"{label} compiled (rows)"] = f"bare compiled {label} loop"
     knsb_run, knsb_error = _knsb_runner()
     if knsb_run is not None:
         methods.append(("knsb (KnsbConfig())", knsb_run, ""))
-    print(f"\n{'method':<28}{'wall s':>8}{'cpu s':>8}{'games/s':>11}{'rows':>11}{'summaries':>10}"
+    print(f"\n{'method':<34}{'wall s':>8}{'cpu s':>8}{'games/s':>11}{'rows':>11}{'summaries':>10}"
           f"{'+MiB':>8}{'peakMiB':>8}")
     speeds = {}
     for name, run, target in methods:
@@ -297,7 +315,7 @@ def main(argv=None) -> None:
         speeds[name] = figures.get("seconds")
         print(_line(name, figures, n, target), flush=True)
     if knsb_run is None:
-        print(f"{'knsb':<28} skipped: {knsb_error}")
+        print(f"{'knsb':<34} skipped: {knsb_error}")
     if not args.skip_pypi:
         figures = _measure(_pypi_glicko2, games)
         print(_line("PyPI glicko2 (monthly)", figures, n), flush=True)
@@ -309,13 +327,18 @@ def main(argv=None) -> None:
                     ratio = figures["seconds"] / seconds
                     print(f"{name} runs at {ratio:.1f}x the games/s of the PyPI package "
                           f"(target >= {least}x): {'ok' if ratio >= least else 'UNDER'}")
-    bare_seconds = speeds.get("bare compiled Elo loop")
-    for name in ("naf_elo compiled (columns)", "naf_elo compiled (rows)"):
+    for name, bare_name in bare_of.items():
+        bare_seconds = speeds.get(bare_name)
         if bare_seconds and speeds.get(name):
-            print(f"{name} takes {speeds[name] / bare_seconds:.1f}x the bare compiled loop's time "
-                  f"(target within 3x)")
+            ratio = speeds[name] / bare_seconds
+            print(f"{name} takes {ratio:.1f}x the time of the {bare_name} "
+                  f"(target within 3x): {'ok' if ratio <= 3 else 'OVER'}")
     print(f"naf_elo compiled: kernels compiled or loaded from the cache in {compile_seconds:.2f} s, "
           f"the games read into columns in {read_seconds:.2f} s (neither counted above)")
+    print(f"glicko compiled: kernels compiled or loaded from the cache in {glicko_compile_seconds:.2f} s, "
+          "the games read into columns in "
+          + ", ".join(f"{seconds:.2f} s ({label})" for label, seconds in glicko_read.items())
+          + " (neither counted above)")
     print(f"floor: building {2 * n:,} CalculationRows and nothing else takes "
           f"{_row_cost(2 * n):.2f} s; peak memory target 1024 MiB; load average {os.getloadavg()[0]:.2f}")
 
@@ -348,10 +371,34 @@ def _bare_run(bare):
     return SimpleNamespace(ratings=ratings)
 
 
-def _closed(games, config):
+def _glicko_row_columns(out):
+    """The compiled Glicko run's output, counted as its rows (two a game, one a bye) and summaries."""
+    c = out.columns
+    n_rows = len(c) + int((c.away_key >= 0).sum())
+    return SimpleNamespace(rows=range(n_rows), summaries=range(len(out.summary_ints)), out=out)
+
+
+def _glicko_bare_inputs(columns, config):
+    """The bare Glicko loop's arrays: the counted games' periods, keys and scores; start ratings."""
+    counts = columns.counts
+    n = len(columns.keys)
+    start = (np.full(n, config.mu0), np.full(n, config.phi0), np.full(n, config.sigma0),
+             np.full(n, glicko.state.NEW, dtype=np.int64))
+    return (columns.period[counts], columns.home_key[counts], columns.away_key[counts],
+            columns.home_score[counts], start, config.tau, config.decay_cap)
+
+
+def _glicko_bare_run(bare):
+    period, home, away, score, start, tau, cap = bare
+    mu, phi, sigma, last = (column.copy() for column in start)
+    glicko_compiled.final_ratings(period, home, away, score, mu, phi, sigma, last, tau, cap)
+    return SimpleNamespace(mu=mu)
+
+
+def _closed(games, config, engine=glicko):
     """run_history, then rate the last open period too, so every game has its rows."""
-    result = glicko.run_history(games, config)
-    tail = glicko.close_periods(result.state, config, date.max)
+    result = engine.run_history(games, config)
+    tail = engine.close_periods(result.state, config, date.max)
     result.rows.extend(tail.rows)
     result.summaries.extend(tail.summaries)
     return result

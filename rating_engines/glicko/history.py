@@ -8,7 +8,7 @@ applied to it.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from functools import partial
 from itertools import repeat
@@ -35,6 +35,8 @@ from .config import GlickoConfig, calendar_period
 from .state import NEW, ExcludedGame, GlickoResult, GlickoState, OpenPeriod, RatingKey
 
 _ONE_DAY = timedelta(days=1)
+# one period's step over arrays: batch.rate_period, or the compiled path's (compiled.rate_period)
+RatePeriod = Callable[[np.ndarray, np.ndarray, np.ndarray, Sides, float], PeriodUpdate]
 _ROW_FIELDS = attrgetter("game_id", "played_at", "variant", "home", "away", "home_race", "away_race")
 
 
@@ -100,7 +102,9 @@ def ratings_as_of(state: GlickoState, config: GlickoConfig, as_of: date) -> dict
 # --- taking games in ------------------------------------------------------------------------------
 
 
-def _run(games: list[GameRecord], state: GlickoState, *, config: GlickoConfig) -> GlickoResult:
+def _run(
+    games: list[GameRecord], state: GlickoState, *, config: GlickoConfig, rate: RatePeriod = rate_period
+) -> GlickoResult:
     """Take the games (in play order) into their open periods, rating each period that ends."""
     result = GlickoResult(state, [], [])
     if not games:
@@ -123,7 +127,7 @@ def _run(games: list[GameRecord], state: GlickoState, *, config: GlickoConfig) -
         if t >= next_day:
             day = t.date()
             next_day = datetime.combine(day + _ONE_DAY, time(), t.tzinfo)
-            _close_ended(result, config, day)
+            _close_ended(result, config, day, rate)
             period = None
         if period is None or (by_event and g.event_id != event_id):
             period, index = _period_of(state, config, g, day)
@@ -251,16 +255,16 @@ def _ratings_at(state: GlickoState, numbers: np.ndarray, index: int, cap: float)
     return StartRatings(state.mu[numbers], decayed_phi(state.phi[numbers], sigma, idle, cap), sigma, new)
 
 
-def _close_ended(result: GlickoResult, config: GlickoConfig, before: date) -> None:
+def _close_ended(result: GlickoResult, config: GlickoConfig, before: date, rate: RatePeriod = rate_period) -> None:
     """Rate the open periods that ended before `before`, in order of their end, then of opening."""
     state = result.state
     ended = sorted((p for p in state.open_periods.values() if p.end < before), key=attrgetter("end", "seq"))
     for period in ended:
         del state.open_periods[period.label]
-        _close(result, config, period)
+        _close(result, config, period, rate)
 
 
-def _close(result: GlickoResult, config: GlickoConfig, period: OpenPeriod) -> None:
+def _close(result: GlickoResult, config: GlickoConfig, period: OpenPeriod, rate: RatePeriod = rate_period) -> None:
     """Rate one period: every key that played, once, against start-of-period ratings."""
     state = result.state
     index = state.periods_closed if period.index is None else period.index
@@ -271,7 +275,7 @@ def _close(result: GlickoResult, config: GlickoConfig, period: OpenPeriod) -> No
     numbers = np.array(period.keys, dtype=np.intp)
     start = _ratings_at(state, numbers, index, config.decay_cap)
     sides = Sides.of(period.home, period.away, period.score)
-    update = rate_period(start.mu, start.phi, start.sigma, sides, config.tau)
+    update = rate(start.mu, start.phi, start.sigma, sides, config.tau)
     counted_rows = _counted_rows(period, config.per_race, start, sides, update)
     result.rows.extend(_with_excluded(counted_rows, period, config.per_race))
     result.summaries.extend(_summaries(state, config, period, start, sides, update))
