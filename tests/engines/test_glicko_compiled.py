@@ -21,8 +21,8 @@ from rating_engines.glicko.compiled import close_periods, columns_of, final_rati
 from rating_engines.glicko.state import NEW
 from tests.engines.test_glicko_fast_path import (
     EXACT,
-    SIGMA,
     V,
+    assert_the_models_summaries,
     by_hand,
     configs,
     histories,
@@ -107,13 +107,7 @@ def test_the_compiled_path_holds_the_calculators_figures(games, config, seeded):
     rest = close_periods(first.state, config, date.max)
     summaries = first.summaries + rest.summaries
     model = by_hand(games, config, ratings, index)
-    assert [(s.coach, s.race, s.variant, s.period, s.nt) for s in summaries] == [
-        (*want.key, want.label, want.games) for want in model.summaries]
-    for s, want in zip(summaries, model.summaries):
-        start, after = want.start, want.after
-        assert (s.mu_before, s.phi_before, s.sigma_before) == pytest.approx((start.mu, start.phi, start.sigma), rel=EXACT)
-        assert (s.mu, s.phi) == pytest.approx((after.mu, after.phi), rel=EXACT)
-        assert s.sigma == pytest.approx(after.sigma, rel=SIGMA)
+    assert_the_models_summaries(summaries, model, config)
     counted = {(r.game_id, r.side): (r.r0, r.rc, r.opponent_phi, r.g, r.we, r.rt)
                for r in first.rows + rest.rows if r.counted}
     assert counted.keys() == model.rows.keys()

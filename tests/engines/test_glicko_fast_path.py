@@ -188,6 +188,11 @@ def test_summaries_are_the_calculators_period_by_period(games, config, seeded):
     state, ratings, index = seeded_state(seeded, config)
     _, summaries, _ = run_fast(games, config, state)
     model = by_hand(games, config, ratings, index)
+    assert_the_models_summaries(summaries, model, config)
+
+
+def assert_the_models_summaries(summaries, model, config) -> None:
+    """Period by period, the summaries hold the calculator's figures (`model`: by_hand's)."""
     assert [(s.coach, s.race, s.variant, s.period, s.nt) for s in summaries] == [
         (*want.key, want.label, want.games) for want in model.summaries]
     for s, want in zip(summaries, model.summaries):
