@@ -1,11 +1,18 @@
 """`export_ratings` of every system on the real FUMBBL games, byte for byte as the golden files
 made before the speed redesign (issue 35: a change of shape, never of results). The files are only
-remade by tools/golden_exports.py, when a change of figures is meant; see golden_exports.py."""
+remade by tools/golden_exports.py, when a change of figures is meant; see golden_exports.py. The real
+data's own checks (every run verifies, open play is never rated) share the module's import and runs."""
+import csv
 import difflib
+import io
 
 import pytest
+from django.core.management import call_command
 
-from ratings.models import RatingSystem
+from assurance.verification import verify_system
+from rating_engines import naf_elo
+from ratings.models import CalculationRow, CurrentRating, RatingSystem, RecalculationRun, RunStatus
+from ratingsite.formatting import fixed
 from tests.ratings import golden_exports
 from tests.scopes import kept_for_the_module
 
@@ -64,3 +71,30 @@ def test_a_difference_shows_its_first_lines_and_counts_them():
     )
     # a changed line end shows
     assert difference(stored, b"h\na,1\nb,2\r\nc,3\n").endswith("\n-b,2\n'+b,2\\r\\n'\n c,3")
+
+
+def test_the_full_import_recalculates_in_every_system_and_verifies(real_data):
+    """(The real data's own checks, on the module's import and runs.)"""
+    for slug in SYSTEMS:
+        finished = RecalculationRun.objects.get(system__slug=slug)
+        assert finished.status == RunStatus.SUCCEEDED
+        assert finished.games_processed == 21_455
+        assert verify_system(RatingSystem.objects.get(slug=slug), today=golden_exports.TODAY).count == 0
+    # Open play is never rated: every row of those games is footnoted, none counted.
+    open_play = CalculationRow.objects.filter(system__slug="elo", game__event__source__startswith="fumbbl-open:")
+    assert open_play.exists()
+    assert not open_play.filter(counted=True).exists()
+    assert set(open_play.values_list("reason", flat=True)) == {"event_not_sanctioned"}
+    assert CurrentRating.objects.filter(system__slug="elo").exists()
+    # Every key's exported rating is its rating after its last counted game, whatever the event
+    # (37 keys of coaches in two overlapping events were stale before).
+    after_last = {}
+    rows = CalculationRow.objects.filter(system__slug="elo", counted=True).order_by("played_at", "game_id")
+    for number, race, variant, r0, rt in rows.values_list("coach__number", "race__name", "variant__name", "r0", "rt"):
+        after_last[(str(number), race, variant)] = naf_elo.rating_after(r0, rt)
+    out = io.StringIO()
+    call_command("export_ratings", system="elo", stdout=out)
+    exported = {(r["coach_number"], r["race"], r["variant"]): r["rating"] for r in csv.DictReader(io.StringIO(out.getvalue()))}
+    assert len(exported) == len(after_last) == 3_028
+    assert exported == {key: fixed(value) for key, value in after_last.items()}
+    assert exported[("2885", "Dwarf", "Blood Bowl 2020")] == "139.60"
