@@ -1,5 +1,6 @@
 """Accounts in each role, for the organiser, staff and permission tests."""
 from django.contrib.auth.models import AnonymousUser, Group, User
+from django.test import Client
 
 from tournaments.permissions import MEMBERS, ORGANISERS, STAFF, groups_sync
 
@@ -33,3 +34,14 @@ def anonymous_get(rf, path: str):
     request = rf.get(path)
     request.user = AnonymousUser()
     return request
+
+
+# a sign-up form that passes the site's password rules
+SIGN_UP = {"username": "nina", "email": "nina@example.org", "password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9"}
+
+
+def client_of(user, *, csrf: bool = False) -> Client:
+    """A test client logged in as `user` (`csrf`: checking CSRF tokens, as a browser meets them)."""
+    client = Client(enforce_csrf_checks=csrf)
+    client.force_login(user)
+    return client

@@ -8,16 +8,10 @@ from django.test import Client
 from audit.models import AuditRecord
 from members import services
 from members.models import Claim, ClaimSecret
-from tests.roles import member, organiser, staff
+from tests.roles import client_of, member, organiser, staff
 from tournaments.models import Coach, Participant, Race
 
 pytestmark = pytest.mark.django_db
-
-
-def client_of(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -8,23 +8,15 @@ from django.core import mail
 from django.test import Client
 
 from members import services
-from tests.roles import member, organiser, staff
+from tests.roles import SIGN_UP, client_of, member, organiser, staff
 from tournaments.models import Participant, Race
 
 pytestmark = pytest.mark.django_db
 
-FORM = {"username": "nina", "email": "nina@example.org", "password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9"}
-
-
-def client_of(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
 
 def sign_up(address: str, django_capture_on_commit_callbacks, **changes):
     with django_capture_on_commit_callbacks(execute=True):
-        return Client().post(address, {**FORM, **changes})
+        return Client().post(address, {**SIGN_UP, **changes})
 
 
 def test_the_sign_up_page_is_dutch_under_nl():
@@ -69,7 +61,7 @@ def test_an_address_registered_already_is_told_so_in_dutch(django_capture_on_com
 
 def test_a_refused_sign_up_says_why_in_dutch(settings):
     settings.SIGNUP_LIMIT_PER_EMAIL = 0
-    response = Client().post("/nl/accounts/signup/", FORM)
+    response = Client().post("/nl/accounts/signup/", SIGN_UP)
     assert response.status_code == 429
     assert "Te veel aanmeldingen vanaf uw adres of voor dit e-mailadres. Probeer het over" in response.content.decode()
 

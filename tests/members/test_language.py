@@ -14,17 +14,9 @@ from audit.models import AuditRecord
 from members import services
 from members.models import Notice, NoticeKind, Preferences
 from ratings.models import RatingSystem
-from tests.roles import PASSWORD, member
+from tests.roles import PASSWORD, SIGN_UP, client_of, member
 
 pytestmark = pytest.mark.django_db
-
-FORM = {"username": "nina", "email": "nina@example.org", "password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9"}
-
-
-def client_of(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def speaking(username: str, language: str | None) -> User:
@@ -45,7 +37,7 @@ def list_notice(user) -> Notice:
 @pytest.mark.parametrize(("address", "language"), [("/accounts/signup/", "en-gb"), ("/nl/accounts/signup/", "nl")])
 def test_a_sign_up_stores_the_language_of_its_page(address, language, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        assert Client().post(address, FORM).status_code == 302
+        assert Client().post(address, SIGN_UP).status_code == 302
     assert Preferences.objects.get(member__username="nina").language == language
 
 
@@ -71,8 +63,8 @@ def test_a_member_who_reads_dutch_gets_his_notices_in_dutch_and_another_in_engli
 
 def test_the_sign_up_confirmation_sent_again_is_in_the_members_language(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        Client().post("/nl/accounts/signup/", FORM)
-        Client().post("/accounts/signup/", {**FORM, "username": "nina2"})  # the same address, never confirmed
+        Client().post("/nl/accounts/signup/", SIGN_UP)
+        Client().post("/accounts/signup/", {**SIGN_UP, "username": "nina2"})  # the same address, never confirmed
     first, again = mail.outbox
     assert first.subject == again.subject == "Bevestig uw e-mailadres"
     assert re.search(r"http://testserver/nl/accounts/signup/confirm/\S+/", again.body)

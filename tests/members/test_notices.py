@@ -13,15 +13,9 @@ from members import services
 from members.models import Follow, Notice
 from ratings.models import CurrentRating, RatingSystem
 from tests.members.conftest import another_game
-from tests.roles import member
+from tests.roles import client_of, member
 
 pytestmark = pytest.mark.django_db
-
-
-def client_of(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def rating_notices(user) -> list[tuple[str, str, float | None, float | None]]:

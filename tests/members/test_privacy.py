@@ -11,16 +11,11 @@ from django.utils.formats import date_format
 from audit.models import Action, AuditRecord
 from members import services
 from members.models import Notice, NoticeKind
+from tests.roles import client_of
 from tournaments import privacy
 from tournaments.models import Coach, Visibility
 
 pytestmark = pytest.mark.django_db
-
-
-def client_of(user, *, csrf: bool = False) -> Client:
-    client = Client(enforce_csrf_checks=csrf)
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -8,17 +8,15 @@ from django.core import mail
 from django.test import Client
 
 from audit.models import AuditRecord
-from tests.roles import member
+from tests.roles import SIGN_UP, member
 from tournaments.permissions import MEMBERS
 
 pytestmark = pytest.mark.django_db
 
-FORM = {"username": "nina", "email": "nina@example.org", "password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9"}
-
 
 def sign_up(client, django_capture_on_commit_callbacks, **changes):
     with django_capture_on_commit_callbacks(execute=True):
-        return client.post("/accounts/signup/", {**FORM, **changes})
+        return client.post("/accounts/signup/", {**SIGN_UP, **changes})
 
 
 def logs_in(username: str, password: str) -> bool:
@@ -41,7 +39,7 @@ def test_a_sign_up_opens_the_account_only_once_its_address_is_confirmed(client, 
     nina = User.objects.get(username="nina")
     assert (nina.is_active, nina.email, list(nina.groups.values_list("name", flat=True))) == (False, "nina@example.org", [MEMBERS])
     assert [m.to for m in mail.outbox] == [["nina@example.org"]]
-    assert not logs_in("nina", FORM["password1"])
+    assert not logs_in("nina", SIGN_UP["password1"])
 
     link = mailed_link()
     page = client.get(link)
@@ -50,7 +48,7 @@ def test_a_sign_up_opens_the_account_only_once_its_address_is_confirmed(client, 
     confirmed = client.post(link)
     assert (confirmed.status_code, confirmed["Location"]) == (302, "/accounts/login/")
     assert User.objects.get(username="nina").is_active
-    assert logs_in("nina", FORM["password1"])
+    assert logs_in("nina", SIGN_UP["password1"])
     assert list(AuditRecord.objects.filter(member=nina).order_by("id").values_list("action", flat=True)) == [
         "member.sign_up", "member.confirm",
     ]
