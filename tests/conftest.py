@@ -1,5 +1,6 @@
 """Shared fixtures; model factories live in tests/factories.py."""
 import os
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,7 @@ from django.conf import settings
 from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 
-from ratingsite.after_response import after_response_wait
+from ratingsite import after_response
 from ratingsite.celery import app as celery_app
 
 # No test asserts a time (hypothesis's default deadline fails an example slower than 200 ms): on a
@@ -37,13 +38,50 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
-    """Before a live-server test's database is emptied: the work its requests handed to the server's
-    after-response thread (runs, refreshes, notices) has finished. Else it writes on while the tables
-    are flushed (PostgreSQL: the flush's TRUNCATE deadlocks with it) or into the next test's."""
-    settled = "live_server" not in getattr(item, "fixturenames", ()) or after_response_wait(timeout=120)
+    """Before a committing test's database is emptied (a live-server or transactional test): the work
+    its requests handed to the after-response thread (runs, refreshes, notices) has finished. Else it
+    writes on while the tables are flushed (PostgreSQL: the flush's TRUNCATE deadlocks with it) or
+    into the next test's. The test client's requests hand their work to that thread too.
+
+    After every test's teardown: a test's transaction, rolled back then, held what that work reads
+    or the locks it waits on (so it cannot finish before); it must not go on into the next test."""
+    database, fixtures = item.get_closest_marker("django_db"), getattr(item, "fixturenames", ())
+    committing = "live_server" in fixtures or bool(database and database.kwargs.get("transaction"))
+    # held_thread: the test's jobs wait for it, and what it leaves is cancelled in its teardown
+    settled = not committing or "held_thread" in fixtures or after_response.after_response_wait(timeout=120)
     result = yield
-    assert settled, f"{item.nodeid}: the live server's background work did not finish in 120 s"
+    assert settled, f"{item.nodeid}: the background work of its requests did not finish in 120 s"
+    assert after_response.after_response_wait(timeout=120), f"{item.nodeid}: the background work of its requests did not finish in 120 s"
     return result
+
+
+class HeldThread:
+    """Stands in for the thread after the response: keeps its jobs until the test carries them out."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def submit(self, function, job):
+        future = Future()
+        self.jobs.append((function, job, future))
+        return future
+
+    def carry_out(self):
+        for function, job, future in self.jobs:
+            future.set_result(function(job))
+        self.jobs.clear()
+
+
+@pytest.fixture
+def held_thread(monkeypatch):
+    """The after-response thread, held (HeldThread); the jobs the test leaves are cancelled at its end,
+    so that no later test waits for them."""
+    held = HeldThread()
+    monkeypatch.setattr(after_response, "_AFTER_RESPONSE", held)
+    yield held
+    for _, _, future in held.jobs:
+        future.cancel()
+        future.set_running_or_notify_cancel()  # as an executor would: only then is it done for wait()
 
 
 @pytest.fixture(autouse=True)

@@ -209,15 +209,11 @@ def test_a_mail_server_that_never_returns_is_given_up_on_and_left_visible(follow
 
 
 @pytest.mark.django_db(transaction=True)
-def test_without_a_broker_a_sanction_answers_and_its_notices_follow_after_the_response(client, monkeypatch, settings):
-    from ratingsite import after_response as workers
+def test_without_a_broker_a_sanction_answers_and_its_notices_follow_after_the_response(client, settings, held_thread):
     from tests.factories import CoachFactory, EventFactory, RoundFactory, play
     from tests.roles import staff
-    from tests.web.test_staff_sanction_progress import HeldThread
     from tournaments.models import EventStatus
 
-    held = HeldThread()
-    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
     settings.EMAIL_BACKEND = "tests.members.test_notice_task.RefusingBackend"
     anna, bert = CoachFactory(number=101, name="Anna Jansen"), CoachFactory(number=102, name="Bert Smith")
     event = EventFactory(name="Dutch Open", start_date=dt.date(2024, 3, 2), status=EventStatus.SUBMITTED)
@@ -230,7 +226,7 @@ def test_without_a_broker_a_sanction_answers_and_its_notices_follow_after_the_re
     response = client.post(f"/staff/events/{event.pk}/sanction/", {"note": "In order"})
 
     assert response.status_code == 302 and not Notice.objects.exists()
-    held.carry_out()  # the runs, after the response: each one's notices with it, the mail server down
+    held_thread.carry_out()  # the runs, after the response: each one's notices with it, the mail server down
     systems = set(RatingSystem.objects.filter(active=True).exclude(slug="knsb").values_list("name", flat=True))
     assert {n.system.name for n in Notice.objects.filter(member=mia, kind="followed")} == systems  # two games: no KNSB rating
     assert set(NoticeRun.objects.values_list("mail_attempts", flat=True)) == {1}

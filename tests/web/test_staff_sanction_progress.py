@@ -1,7 +1,6 @@
 """A sanction without a broker answers at once and sends staff to its runs, which go on after the response."""
 import datetime as dt
 import re
-from concurrent.futures import Future
 
 import pytest
 
@@ -12,23 +11,6 @@ from tests.roles import organiser, staff
 from tournaments.models import EventStatus
 
 DAY = dt.date(2024, 3, 2)
-
-
-class HeldThread:
-    """Stands in for the thread after the response: keeps its jobs until the test carries them out."""
-
-    def __init__(self):
-        self.jobs = []
-
-    def submit(self, function, job):
-        future = Future()
-        self.jobs.append((function, job, future))
-        return future
-
-    def carry_out(self):
-        for function, job, future in self.jobs:
-            future.set_result(function(job))
-        self.jobs.clear()
 
 
 @pytest.fixture
@@ -50,9 +32,7 @@ def statuses():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_sanction_answers_at_once_with_its_runs_queued_then_the_page_follows_them_to_the_end(client, submitted, monkeypatch):
-    held = HeldThread()
-    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+def test_a_sanction_answers_at_once_with_its_runs_queued_then_the_page_follows_them_to_the_end(client, submitted, held_thread):
     event, (w, x, y, z) = submitted
     client.force_login(staff("sam"))
     systems = RatingSystem.objects.filter(active=True).count()
@@ -62,8 +42,8 @@ def test_a_sanction_answers_at_once_with_its_runs_queued_then_the_page_follows_t
     assert (response.status_code, response["Location"]) == (302, f"/staff/events/{event.pk}/recalculation/")
     assert statuses() == [RunStatus.QUEUED] * systems
     # one job per run and the statistics refresh, handed over once the response had gone
-    assert len(held.jobs) == systems + 1
-    assert sum("refresh_summaries" in repr(job) for _, job, _ in held.jobs) == 1
+    assert len(held_thread.jobs) == systems + 1
+    assert sum("refresh_summaries" in repr(job) for _, job, _ in held_thread.jobs) == 1
     page = client.get(response["Location"])
     text = page.content.decode()
     assert "Four is sanctioned. Its recalculation is queued" in text
@@ -72,7 +52,7 @@ def test_a_sanction_answers_at_once_with_its_runs_queued_then_the_page_follows_t
     assert [run.status for run in page.context["runs"]] == [RunStatus.QUEUED] * systems
     assert not CurrentRating.objects.exists()
 
-    held.carry_out()
+    held_thread.carry_out()
 
     page = client.get(f"/staff/events/{event.pk}/recalculation/")
     text = page.content.decode()
@@ -97,11 +77,9 @@ def test_the_runs_go_on_in_a_thread_of_the_server_after_the_response(client, sub
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_failed_run_shows_as_failed_with_its_error_and_the_others_still_run(client, submitted, monkeypatch):
+def test_a_failed_run_shows_as_failed_with_its_error_and_the_others_still_run(client, submitted, monkeypatch, held_thread):
     from ratings.services import execution
 
-    held = HeldThread()
-    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
     real = execution._recalculate
 
     def broken_for_knsb(system, **kwargs):
@@ -113,7 +91,7 @@ def test_a_failed_run_shows_as_failed_with_its_error_and_the_others_still_run(cl
     event, (w, _, _, _) = submitted
     client.force_login(staff("sam"))
     client.post(f"/staff/events/{event.pk}/sanction/", {})
-    held.carry_out()
+    held_thread.carry_out()
 
     knsb = RecalculationRun.objects.get(system__slug="knsb")
     assert knsb.status == RunStatus.FAILED and "the KNSB engine broke" in knsb.error
@@ -178,13 +156,11 @@ def refreshes(monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_without_a_broker_the_accuracy_refresh_runs_once_after_the_last_run_of_a_sanction(client, submitted, monkeypatch, refreshes):
-    held = HeldThread()
-    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+def test_without_a_broker_the_accuracy_refresh_runs_once_after_the_last_run_of_a_sanction(client, submitted, refreshes, held_thread):
     event, _ = submitted
     client.force_login(staff("sam"))
     client.post(f"/staff/events/{event.pk}/sanction/", {})
-    held.carry_out()
+    held_thread.carry_out()
     systems = sorted(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
     # rankings first: no run waited for a refresh; the one refresh covers every system
     assert [(sorted(slugs), seen) for slugs, seen in refreshes] == [(systems, [RunStatus.SUCCEEDED] * len(systems))]
@@ -193,11 +169,9 @@ def test_without_a_broker_the_accuracy_refresh_runs_once_after_the_last_run_of_a
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_failed_last_run_still_lets_the_others_accuracy_refresh_go(client, submitted, monkeypatch, refreshes):
+def test_a_failed_last_run_still_lets_the_others_accuracy_refresh_go(client, submitted, monkeypatch, refreshes, held_thread):
     from ratings.services import execution
 
-    held = HeldThread()
-    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
     real = execution._recalculate
     event, _ = submitted
     client.force_login(staff("sam"))
@@ -210,7 +184,7 @@ def test_a_failed_last_run_still_lets_the_others_accuracy_refresh_go(client, sub
         return real(system, **kwargs)
 
     monkeypatch.setattr(execution, "_recalculate", broken_for_the_last)
-    held.carry_out()
+    held_thread.carry_out()
     assert RecalculationRun.objects.get(system=last).status == RunStatus.FAILED
     others = sorted(RatingSystem.objects.filter(active=True).exclude(pk=last.pk).values_list("slug", flat=True))
     assert [sorted(slugs) for slugs, _ in refreshes] == [others]
@@ -218,9 +192,7 @@ def test_a_failed_last_run_still_lets_the_others_accuracy_refresh_go(client, sub
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_progress_page_follows_a_lost_run_to_its_retry(client, submitted, monkeypatch):
-    held = HeldThread()
-    monkeypatch.setattr(workers, "_AFTER_RESPONSE", held)
+def test_the_progress_page_follows_a_lost_run_to_its_retry(client, submitted, held_thread):
     event, _ = submitted
     client.force_login(staff("sam"))
     response = client.post(f"/staff/events/{event.pk}/sanction/", {})
