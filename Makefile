@@ -33,6 +33,8 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m rating_engines.naf_elo.compiled
 # and Glicko's (rating_engines/glicko/compiled.py)
 	$(PY) -m rating_engines.glicko.compiled
+# and KNSB's (rating_engines/knsb/compiled.py)
+	$(PY) -m rating_engines.knsb.compiled
 	touch $@
 
 # Production + test set (what `make test` needs); the test lock is constrained by the production lock.
