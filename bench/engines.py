@@ -36,6 +36,8 @@ from bench.machine import reference  # noqa: E402
 from rating_engines import glicko, naf_elo  # noqa: E402
 from rating_engines.common import GameRecord, paused_gc  # noqa: E402
 from rating_engines.glicko import compiled as glicko_compiled  # noqa: E402
+from rating_engines.knsb import compiled as knsb_compiled  # noqa: E402
+from rating_engines.knsb.calculator import erf_scale  # noqa: E402
 from rating_engines.naf_elo import compiled  # noqa: E402
 
 RACES = [
@@ -307,6 +309,19 @@ def main(argv=None) -> None:
     knsb_run, knsb_error = _knsb_runner()
     if knsb_run is not None:
         methods.append(("knsb (KnsbConfig())", knsb_run, ""))
+    # KNSB compiled (rating_engines/knsb/compiled.py), the same way: every list made, the last
+    # month's too, for "columns"; run_history (the last month left open) for "rows"
+    knsb_config = knsb_compiled.KnsbConfig()
+    knsb_compile_seconds, _ = _timed(knsb_compiled.warm_up)
+    knsb_read_seconds, knsb_columns = _timed(knsb_compiled.columns_of, games, knsb_config)
+    bare_knsb = _knsb_bare_inputs(knsb_columns, knsb_config)
+    methods += [
+        ("knsb compiled (columns)", lambda gs: _knsb_row_columns(knsb_compiled.run_columns(knsb_columns, knsb_config)),
+         ""),
+        ("knsb compiled (rows)", lambda gs: knsb_compiled.run_history(gs, knsb_config), ""),
+        ("bare compiled KNSB loop", lambda gs: _knsb_bare_run(bare_knsb), "no rows"),
+    ]
+    bare_of["knsb compiled (columns)"] = bare_of["knsb compiled (rows)"] = "bare compiled KNSB loop"
     print(f"\n{'method':<34}{'wall s':>8}{'cpu s':>8}{'games/s':>11}{'rows':>11}{'summaries':>10}"
           f"{'+MiB':>8}{'peakMiB':>8}")
     speeds = {}
@@ -339,6 +354,8 @@ def main(argv=None) -> None:
           "the games read into columns in "
           + ", ".join(f"{seconds:.2f} s ({label})" for label, seconds in glicko_read.items())
           + " (neither counted above)")
+    print(f"knsb compiled: kernels compiled or loaded from the cache in {knsb_compile_seconds:.2f} s, "
+          f"the games read into columns in {knsb_read_seconds:.2f} s (neither counted above)")
     print(f"floor: building {2 * n:,} CalculationRows and nothing else takes "
           f"{_row_cost(2 * n):.2f} s; peak memory target 1024 MiB; load average {os.getloadavg()[0]:.2f}")
 
@@ -393,6 +410,33 @@ def _glicko_bare_run(bare):
     mu, phi, sigma, last = (column.copy() for column in start)
     glicko_compiled.final_ratings(period, home, away, score, mu, phi, sigma, last, tau, cap)
     return SimpleNamespace(mu=mu)
+
+
+def _knsb_row_columns(result):
+    """The compiled KNSB run's output, counted as its rows (two a game, one a bye, one more for a
+    depot game at a later list) and summaries."""
+    out, _ = result
+    c = out.columns
+    n_rows = len(c) + int((c.away_key >= 0).sum()) + len(out.extra_depot)
+    return SimpleNamespace(rows=range(n_rows), summaries=range(len(out.summary_ints)), out=out)
+
+
+def _knsb_bare_inputs(columns, config):
+    """The bare KNSB loop's arrays: the counted games' months, keys and scores; every key rated
+    from the start (the bootstrap rating, Nv as a start rating from a full depot)."""
+    counts = columns.code == knsb_compiled._COUNTS
+    n = len(columns.keys)
+    start = (np.full(n, config.bootstrap_rating), np.full(n, config.depot_min_games, dtype=np.int64))
+    return (columns.month[counts], columns.home_key[counts], columns.away_key[counts], columns.home_score[counts],
+            start, config)
+
+
+def _knsb_bare_run(bare):
+    month, home, away, score, start, config = bare
+    rating, nv = (column.copy() for column in start)
+    knsb_compiled.final_ratings(month, home, away, score, rating, nv, erf_scale(config.sigma), config.sigma,
+                                config.nv_cap, knsb_compiled._P_GRID, knsb_compiled._Z_GRID, knsb_compiled._PHI_COEFS)
+    return SimpleNamespace(rating=rating)
 
 
 def _closed(games, config, engine=glicko):

@@ -357,7 +357,6 @@ def _history(
         while list_month < target:
             # --- the list close (lists.ListMaking.close) of the month list_month
             close = list_month + 1
-            stamp = n_closes
             # rated keys
             for j in range(nk):
                 rl[j] = rating[p_keys[j]]
@@ -894,12 +893,39 @@ class _KeyArrays:
     kid: np.ndarray
     dep_head: np.ndarray
     dep_len: np.ndarray
-    um_head: np.ndarray
-    history: dict[int, list[Any]]
-    unrated_months: dict[int, dict[int, int]]
-    expiry: dict[int, list[int]]
+    history: tuple[np.ndarray, ...]  # key, list month, rating, Nv of every new entry on a list, in order
+    unrated: tuple[np.ndarray, ...]  # per key its first (month, games) node; month, games, next per node
+    expiry: tuple[np.ndarray, ...]  # per month (from the first) its first node; key, next per node
     list_month: int
     closes: int
+
+    def histories(self) -> dict[int, list[Any]]:
+        history: dict[int, list[Any]] = {}
+        for key, m, r, v in zip(*(column.tolist() for column in self.history)):
+            history.setdefault(key, []).extend((m, r, v))
+        return history
+
+    def unrated_months(self) -> dict[int, dict[int, int]]:
+        head, month, count, following = (column.tolist() for column in self.unrated)
+        out: dict[int, dict[int, int]] = {}
+        for key in np.flatnonzero(self.unrated[0] >= 0).tolist():
+            u = head[key]
+            months = out[key] = {}
+            while u >= 0:
+                months[month[u]] = count[u]
+                u = following[u]
+        return out
+
+    def due(self, first: int) -> dict[int, list[int]]:
+        head, key, following = (column.tolist() for column in self.expiry)
+        out: dict[int, list[int]] = {}
+        for slot in np.flatnonzero(self.expiry[0] >= 0).tolist():
+            e = head[slot]
+            due = out[first + slot] = []
+            while e >= 0:
+                due.append(key[e])
+                e = following[e]
+        return out
 
 
 def run_columns(columns: KnsbColumns, config: KnsbConfig, end: int | None = None) -> tuple[ColumnsResult, _KeyArrays]:
@@ -946,26 +972,9 @@ def run_columns(columns: KnsbColumns, config: KnsbConfig, end: int | None = None
     )
     if n_closes < 0:
         raise RuntimeError("LPR iteration did not converge")
-    history: dict[int, list[Any]] = {}
-    for key, m, r, v in zip(h_key[:n_h].tolist(), h_month[:n_h].tolist(), h_rating[:n_h].tolist(),
-                            h_nv[:n_h].tolist()):
-        history.setdefault(key, []).extend((m, r, v))
-    unrated_months: dict[int, dict[int, int]] = {}
-    for key in np.flatnonzero(um_head >= 0).tolist():
-        u = int(um_head[key])
-        months = unrated_months[key] = {}
-        while u >= 0:
-            months[int(u_month[u])] = int(u_count[u])
-            u = int(u_next[u])
-    expiry: dict[int, list[int]] = {}
-    for slot in np.flatnonzero(ex_head >= 0).tolist():
-        e = int(ex_head[slot])
-        due = expiry[first + slot] = []
-        while e >= 0:
-            due.append(int(ex_key[e]))
-            e = int(ex_next[e])
-    keys = _KeyArrays(rated, rating, nv, kf, key_stamp, key_kid, dep_head, dep_len, um_head, history,
-                      unrated_months, expiry, last_month, n_closes)
+    keys = _KeyArrays(rated, rating, nv, kf, key_stamp, key_kid, dep_head, dep_len,
+                      (h_key[:n_h], h_month[:n_h], h_rating[:n_h], h_nv[:n_h]), (um_head, u_month, u_count, u_next),
+                      (ex_head, ex_key, ex_next), last_month, n_closes)
     depot = {"game": d_game[:n_d], "side": d_side[:n_d], "rc": d_rc[:n_d], "w": d_w[:n_d], "boot": d_boot[:n_d],
              "next": d_next[:n_d]}
     result = ColumnsResult(columns, config, n, row_f, row_reason, row_counted, row_depot, x_dep[:n_x],
@@ -980,13 +989,14 @@ def state_of(out: ColumnsResult, keys: _KeyArrays) -> KnsbState:
     c = out.columns
     state = KnsbState(out.config, list_month=keys.list_month, first_month=out.first_month, stamp=keys.closes)
     ratings: dict[TableKey, Table] = state.ratings
+    history = keys.histories()
     for key in np.flatnonzero(keys.rated).tolist():
         tk, coach = c.keys[key]
         table = ratings.get(tk)
         if table is None:
             table = ratings[tk] = {}
         table[coach] = [float(keys.rating[key]), int(keys.nv[key]), float(keys.k[key]), int(keys.stamp[key]),
-                        int(keys.kid[key]), tk, coach, keys.history[key]]
+                        int(keys.kid[key]), tk, coach, history[key]]
     depot = out.depot
     for key in np.flatnonzero(keys.dep_len > 0).tolist():
         entries = state.depot[c.keys[key]] = []
@@ -999,8 +1009,9 @@ def state_of(out: ColumnsResult, keys: _KeyArrays) -> KnsbState:
             entries.append(DepotEntry(g, HOME if depot["side"][d] == 0 else AWAY, float(depot["rc"][d]), w, m, m + 1, m,
                                       bool(depot["boot"][d])))
             d = int(depot["next"][d])
-    state.expiry = {m: [c.keys[key] for key in due] for m, due in keys.expiry.items() if m > keys.list_month}
-    state.unrated_games = {c.keys[key]: months for key, months in keys.unrated_months.items()}
+    state.expiry = {m: [c.keys[key] for key in due] for m, due in keys.due(out.first_month).items()
+                    if m > keys.list_month}
+    state.unrated_games = {c.keys[key]: months for key, months in keys.unrated_months().items()}
     return state
 
 
