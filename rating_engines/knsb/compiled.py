@@ -838,24 +838,27 @@ class ColumnsResult:
         per_race = self.config.per_race
         depot = self.depot
         label_of = np.repeat(self.closes, np.diff(np.concatenate(([0], self.close_extras)))).tolist()
+        games, months, sides, rcs = depot["game"].tolist(), c.month.tolist(), depot["side"].tolist(), depot["rc"].tolist()
+        days = {m: date_of_list(m) for m in set(label_of) | set(months) | {m + 1 for m in months}}
+        labels = {m: day.isoformat() for m, day in days.items()}
         rows = []
         for d, reason, wx, counted, close in zip(self.extra_depot.tolist(), self.extra_reason.tolist(),
                                                  _nullable(self.extra_wx), self.extra_counted.tolist(), label_of):
-            i = int(depot["game"][d])
+            i = games[d]
             g = c.games[i]
-            m = int(c.month[i])
+            m = months[i]
             race: str | None
             opponent: int | None
             opponent_race: str | None
-            if depot["side"][d] == 0:
+            if sides[d] == 0:
                 side, coach, race, opponent, opponent_race, w = HOME, g.home, g.home_race, g.away, g.away_race, g.home_score
             else:
                 assert g.away is not None  # only a game with two sides goes into a depot
                 side, coach, race, opponent, opponent_race, w = AWAY, g.away, g.away_race, g.home, g.home_race, 1.0 - g.home_score
             rows.append(CalculationRow(
                 g.game_id, side, coach, race if per_race else None, g.variant, opponent, opponent_race, g.played_at,
-                date_of_list(close).isoformat(), w, counted, _REASONS[reason], None, float(depot["rc"][d]), None,
-                None, None, wx, date_of_list(m), date_of_list(m + 1)))
+                labels[close], w, counted, _REASONS[reason], None, rcs[d], None, None, None, wx,
+                days[m], days[m + 1]))
         return rows
 
     def summaries(self) -> list[PeriodSummary]:
