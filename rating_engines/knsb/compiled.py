@@ -227,7 +227,8 @@ def _solve(terms: Any, m: int, target: float, sigma: float, p_grid: Any, z_grid:
 def _settle(kid: Any, rc: Any, w: Any, we: Any, rt: Any, m: int, nk: int, rl: Any, has_rl: bool, sigma: float,
             margin: float, p_grid: Any, z_grid: Any, coefs: Any, wx: Any, out: Any, lim: Any, nt: Any) -> bool:
     """settlement.settle for `nk` keys over m terms: per term wx, per key out[j] = (wt, wet, rtt,
-    rct, wxt, lpr, rn) and lim[j] the limit's code (with Rl); False where an LPR did not converge."""
+    rct, wxt, lpr, rn) and lim[j] the limit's code (with Rl; without, a start rating: wet and rtt 0,
+    we and rt not read); False where an LPR did not converge."""
     inv = 1.0 / sigma
     first = np.zeros(nk + 1, dtype=np.int64)
     for t in range(m):
@@ -250,8 +251,9 @@ def _settle(kid: Any, rc: Any, w: Any, we: Any, rt: Any, m: int, nk: int, rl: An
         for at in range(first[j], first[j + 1]):
             t = order[at]
             wt += w[t]
-            wet += we[t]
-            rtt += rt[t]
+            if has_rl:
+                wet += we[t]
+                rtt += rt[t]
             rcs += rc[t]
             terms[at - first[j]] = rc[t]
         out[j, 0] = wt
@@ -328,7 +330,7 @@ def _history(
     n_ex = 0
     # the open period
     p_keys = np.empty(2 * n + 1, dtype=np.int64)
-    extra_played = np.zeros(2 * n + 1, dtype=np.int64)
+    extra_played = np.empty(2 * n + 1, dtype=np.int64)  # set as a key takes its number
     nk = 0
     c_kid = np.empty(2 * n + 1, dtype=np.int64)
     c_rc = np.empty(2 * n + 1)
@@ -342,14 +344,13 @@ def _history(
     n_touched = 0
     wx = np.empty(2 * n + 1)
     out = np.empty((2 * n + 1, 7))
-    lim = np.zeros(2 * n + 1, dtype=np.int64)
+    lim = np.empty(2 * n + 1, dtype=np.int64)
     nt = np.empty(2 * n + 1, dtype=np.int64)
     rl = np.empty(2 * n + 1)
     starts = np.empty(2 * n + 1, dtype=np.int64)
     s_kid = np.empty(2 * n + 1, dtype=np.int64)
     s_rc = np.empty(2 * n + 1)
     s_w = np.empty(2 * n + 1)
-    s_zero = np.zeros(2 * n + 1)
     s_dep = np.empty(2 * n + 1, dtype=np.int64)
     i = 0
     while True:
@@ -461,7 +462,7 @@ def _history(
                     starts[ns] = key
                     ns += 1
             if ns:
-                if not _settle(s_kid, s_rc, s_w, s_zero, s_zero, m, ns, rl, False, sigma, margin, p_grid, z_grid,
+                if not _settle(s_kid, s_rc, s_w, s_w, s_w, m, ns, rl, False, sigma, margin, p_grid, z_grid,
                                coefs, wx, out, lim, nt):
                     return -1, 0, 0, 0, 0, 0
                 for t in range(m):
