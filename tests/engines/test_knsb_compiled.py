@@ -14,11 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rating_engines.common import BYE, FORFEIT, PLAYED, GameRecord, Reason
-from rating_engines.knsb import KnsbConfig, close_periods, normal, start_rating
+from rating_engines.knsb import KnsbConfig, close_periods, expected_score, normal, settlement, start_rating
 from rating_engines.knsb import run_history as python_run_history
 from rating_engines.knsb.calculator import erf_scale
 from rating_engines.knsb.compiled import (
+    _LIMITS,
     _compiled_case,
+    _settle,
     columns_of,
     final_ratings,
     run_columns,
@@ -32,16 +34,16 @@ RACES = ("orc", "elf", "dwarf")
 
 # (day offset, home, away or None, home score, race of each side, variant, kind, sanctioned):
 # days within eight months, so that depots fill, expire and make start ratings
-game_st = st.tuples(st.integers(0, 240), st.integers(1, 10), st.one_of(st.none(), st.integers(1, 10)),
+game_st = st.tuples(st.integers(0, 240), st.integers(1, 6), st.integers(0, 6).map(lambda away: away or None),
                     st.sampled_from([0.0, 0.5, 1.0]), st.sampled_from(RACES), st.sampled_from(RACES),
-                    st.sampled_from([V, V, V, OTHER]), st.sampled_from([PLAYED] * 8 + [FORFEIT]),
-                    st.sampled_from([True] * 9 + [False]))
-histories = st.lists(game_st, min_size=1, max_size=80).map(
+                    st.sampled_from([V] * 5 + [OTHER]), st.sampled_from([PLAYED] * 12 + [FORFEIT]),
+                    st.sampled_from([True] * 12 + [False]))
+histories = st.lists(game_st, min_size=20, max_size=100).map(
     lambda drawn: [g for g in drawn if g[1] != g[2]]).filter(bool)
 configs = st.builds(
     KnsbConfig, per_race=st.booleans(), variants=st.sampled_from([None, (V,)]),
     excluded_races=st.sampled_from([(), ("dwarf",)]), we_table=st.booleans(), lpr_margin=st.sampled_from([0.0, 10.0]),
-    depot_min_games=st.integers(1, 4), depot_months=st.integers(1, 3), nv_cap=st.sampled_from([100, 5]),
+    depot_min_games=st.integers(1, 3), depot_months=st.integers(1, 3), nv_cap=st.sampled_from([100, 5]),
     bootstrap_rating=st.sampled_from([1500.0, None, 1320.0]),
 )
 
@@ -122,6 +124,45 @@ def test_runs_outside_the_compiled_case_are_the_python_runners(drawn, imported, 
     assert_same(run_history(games, config), python_run_history(games, config))
     plain = KnsbConfig(**params)
     assert_same(run_history(games, plain, birth_years={1: 2010}), python_run_history(games, plain, birth_years={1: 2010}))
+
+
+# a list close's counted games: (player, opponent's Rc, W, R0's k) over up to six players
+counted_games = st.lists(st.tuples(st.integers(0, 5), st.integers(1000, 2600), st.sampled_from([0.0, 0.5, 1.0]),
+                                   st.sampled_from([216.0, 76.4, 25.0, 10.0])), min_size=1, max_size=40)
+list_ratings = st.lists(st.integers(1000, 2600), min_size=6, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(counted_games, list_ratings, st.sampled_from([0.0, 10.0]), st.booleans())
+def test_the_compiled_settle_is_settlements(games, ratings, margin, start):
+    """One list close's totals, LPR, Wx, Rn and limit (or a start rating's, without Rl) over
+    arrays: settlement.settle's to the bit, limits included (random ratings reach both)."""
+    kid = np.array([g[0] for g in games], dtype=np.int64)
+    rc = np.array([float(g[1]) for g in games])
+    w = np.array([g[2] for g in games])
+    rl = np.array([float(r) for r in ratings])
+    sigma = KnsbConfig().sigma
+    if start:
+        we = rt = np.zeros(len(games))
+    else:
+        we = np.array([expected_score(rl[p] - r, sigma=sigma) for p, r in zip(kid.tolist(), rc.tolist())])
+        rt = np.array([g[3] for g in games]) * (w - we)
+    nkeys = 6
+    wx, out, lim, nt = np.empty(len(games)), np.empty((nkeys, 7)), np.zeros(nkeys, dtype=np.int64), np.empty(nkeys, dtype=np.int64)
+    assert _settle(kid, rc, w, we, rt, len(games), nkeys, rl, not start, sigma, margin, normal._P_GRID,
+                   normal._Z_GRID, normal._PHI_COEFS, wx, out, lim, nt)
+    with libm_exp():
+        want = settlement.settle(kid, rc, w, we, rt, nkeys, sigma, rl=None if start else rl, margin=margin)
+    played = nt > 0
+    assert wx.tolist() == want.wx
+    assert nt.tolist() == want.nt
+    for at, name in enumerate(("wt", "wet", "rtt", "rct")):
+        assert out[played, at].tolist() == np.array(getattr(want, name))[played].tolist(), name
+    assert out[played, 4].tolist() == np.array(want.wxt)[played].tolist()
+    assert out[played, 5].tolist() == np.array(want.lpr)[played].tolist()
+    if not start:
+        assert out[played, 6].tolist() == np.array(want.rn)[played].tolist()
+        assert [_LIMITS[c] for c in lim[played].tolist()] == np.array(want.limitation)[played].tolist()
 
 
 def test_six_depot_games_make_the_calculators_start_rating():
