@@ -1,5 +1,6 @@
 """No web request pays a compile: the web process (its settings, URLs and every app's views) never
-loads numba, which only NAF Elo's compiled path (rating_engines.naf_elo.compiled) imports."""
+loads numba, which only the engines' compiled paths (rating_engines.<engine>.compiled) import; Glicko's
+and KNSB's tests check theirs the same way."""
 import os
 import subprocess
 import sys

@@ -320,8 +320,9 @@ def _test_files(mutant_file: str | None) -> list[str]:
 
 def run_tests(mutant: Mutant | None, timeout: float) -> tuple[str, float]:
     """('killed' | 'survived' | 'timeout' | 'passed' | 'failed', seconds) of one pytest run."""
-    # NAF Elo's compiled kernels run as Python here: numba's cache is keyed by the file on disk, which
-    # a mutant leaves as it is, so a mutant kernel would load the unmutated machine code
+    # the engines' compiled kernels (rating_engines/*/compiled.py) run as Python here: numba's cache
+    # is keyed by the file on disk, which a mutant leaves as it is, so a mutant kernel would load the
+    # unmutated machine code
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1", NUMBA_DISABLE_JIT="1")
     if mutant is not None:
         env[ENV] = json.dumps({"file": mutant.file, "index": mutant.index, "change": mutant.change})
