@@ -3,8 +3,8 @@
 `columns_of` reads the games once into arrays; `run_columns` takes them in one compiled loop: the
 game intake (counted pairs, opponent unrated, depots, games left out), and every list close (the
 rated keys' totals, LPR and new ratings; depot expiry; start ratings), and gives the rows' figures,
-the summaries and the state back as arrays. `ColumnsResult` turns them into run_history's rows,
-summaries and KnsbState. `run_history` is history.run_history with every list that closes within
+the summaries and the state back as arrays. `ColumnsResult` turns them into run_history's rows and
+summaries, `state_of` into its KnsbState. `run_history` is history.run_history with every list that closes within
 the run made here; the games of the last month (still open at the end) go to the Python runner,
 which keeps them in the state's open period.
 
@@ -20,8 +20,8 @@ an unrounded LPR by far less than the rounding to whole points
 taken from libm).
 
 numba compiles on first call and caches the machine code beside this file (cache=True):
-`python -m rating_engines.knsb.compiled` compiles it ahead. Only the recalculation path imports
-this module; the web process imports rating_engines.knsb, which does not import it.
+`python -m rating_engines.knsb.compiled` compiles it ahead (make install). The web process imports
+rating_engines.knsb, which does not import this module (the replay does not use it yet).
 """
 from __future__ import annotations
 
