@@ -4,6 +4,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import NodeId
 from django.conf import settings
 from django.utils import translation
 from hypothesis import settings as hypothesis_settings
@@ -21,6 +22,7 @@ hypothesis_settings.load_profile("untimed")
 def pytest_collection_modifyitems(config, items):
     """Tests that need the real broker, or PostgreSQL, run where one is configured (CI's PostgreSQL +
     Redis pass); the other pass leaves them out rather than skipping them."""
+    _grouped_for_xdist(config, items)
     absent = set()
     if not os.environ.get("CELERY_BROKER_URL"):
         absent.add("broker")
@@ -34,6 +36,21 @@ def pytest_collection_modifyitems(config, items):
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _grouped_for_xdist(config, items) -> None:
+    """pytest-xdist (3.8) sends the tests of an xdist_group to one worker by suffixing their node ids
+    ("...::test@group") in `item._nodeid`, which pytest 9 no longer reads (it keeps the id in
+    `item._id`): so --dist loadgroup scattered every group over the workers, a module's shared data
+    was built once a worker, and tests meant to run one at a time ran side by side. In a worker
+    (where xdist sets `loadgroup`), the suffixed id is set where pytest reads it."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                         for mark in item.iter_markers("xdist_group")})
+        if groups and "@" not in item.nodeid and hasattr(item, "_id"):
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 @pytest.hookimpl(wrapper=True)
