@@ -110,7 +110,7 @@ test: install chromium gettext
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(MANAGE) makemigrations --check --dry-run
-	$(PY) -m pytest --ds=ratingsite.settings.test -n $(PYTEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest --ds=ratingsite.settings.test -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
 
 # The engines' own tests as plain Python: no Django plugin, no settings, no database (the
 # conftest above tests/engines is the site's). `make test` runs them with the rest too.
