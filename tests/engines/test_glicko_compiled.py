@@ -4,8 +4,6 @@ differ from libm in the last bit of some values), and the calculator applied by 
 last bits of exp, per race (monthly, two-weekly, by event) and pooled (Global Glicko)."""
 from __future__ import annotations
 
-import math
-from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 
 import numpy as np
@@ -19,6 +17,7 @@ from rating_engines.glicko import close_periods as python_close_periods
 from rating_engines.glicko import run_history as python_run_history
 from rating_engines.glicko.compiled import close_periods, columns_of, final_ratings, run_columns, run_history
 from rating_engines.glicko.state import NEW
+from tests.engines.libm import libm_numpy
 from tests.engines.test_glicko_fast_path import (
     EXACT,
     V,
@@ -37,28 +36,8 @@ all_configs = st.one_of(
 )
 
 
-class _LibmNumpy:
-    """numpy, but exp and log from libm, value by value (as the calculator and numba take them)."""
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-    @staticmethod
-    def exp(x):
-        return np.array([math.exp(v) for v in np.ravel(x).tolist()]).reshape(np.shape(x))
-
-    @staticmethod
-    def log(x):
-        return np.array([math.log(v) for v in np.ravel(x).tolist()]).reshape(np.shape(x))
-
-
-@contextmanager
 def libm_exp():
-    batch.np = _LibmNumpy()
-    try:
-        yield
-    finally:
-        batch.np = np
+    return libm_numpy(batch)
 
 
 def both_runs(games, config, state):

@@ -4,8 +4,6 @@ bit of some values), on histories with depots, start ratings, expiry, bootstrap,
 games left out, per race and pooled; and the runs it hands to the Python runner are that runner's."""
 from __future__ import annotations
 
-import math
-from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
@@ -27,6 +25,7 @@ from rating_engines.knsb.compiled import (
     run_history,
     state_of,
 )
+from tests.engines.libm import libm_numpy
 from tests.engines.test_knsb_fast_path import ALL_LISTS_MADE, FIRST_DAY, V, games_st, imported_list, options
 
 OTHER = "sevens"
@@ -57,24 +56,8 @@ def records(drawn) -> list[GameRecord]:
             for i, (day, home, away, w, home_race, away_race, variant, kind, sanctioned) in enumerate(drawn)]
 
 
-class _LibmNumpy:
-    """numpy, but exp from libm, value by value (as the calculator and numba take it)."""
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-    @staticmethod
-    def exp(x):
-        return np.array([math.exp(v) for v in np.ravel(x).tolist()]).reshape(np.shape(x))
-
-
-@contextmanager
 def libm_exp():
-    normal.np = _LibmNumpy()
-    try:
-        yield
-    finally:
-        normal.np = np
+    return libm_numpy(normal)
 
 
 def assert_same(ours, theirs):
