@@ -41,16 +41,27 @@ def pytest_collection_modifyitems(config, items):
 def _grouped_for_xdist(config, items) -> None:
     """pytest-xdist (3.8) sends the tests of an xdist_group to one worker by suffixing their node ids
     ("...::test@group") in `item._nodeid`, which pytest 9 no longer reads (it keeps the id in
-    `item._id`): so --dist loadgroup scattered every group over the workers, a module's shared data
-    was built once a worker, and tests meant to run one at a time ran side by side. In a worker
-    (where xdist sets `loadgroup`), the suffixed id is set where pytest reads it."""
+    `item._id`): so --dist loadgroup scattered every group over the workers, and a module's shared
+    data (the golden exports') was built once a worker. In a worker (where xdist sets `loadgroup`),
+    the suffixed id is set where pytest reads it.
+
+    Not for committing (transactional, live-server) tests: a group goes out early, as one unit, and
+    such a test's flush would leave the worker's later tests without the reference data that
+    pytest-django's order (committing tests last) keeps for them. Their groups stay scattered, as
+    they have been since pytest 9 (the broker-outage servers')."""
     if not getattr(config.option, "loadgroup", False):
         return
     for item in items:
         groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
                          for mark in item.iter_markers("xdist_group")})
-        if groups and "@" not in item.nodeid and hasattr(item, "_id"):
+        if groups and "@" not in item.nodeid and hasattr(item, "_id") and not _committing(item):
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
+
+
+def _committing(item) -> bool:
+    """Whether the test commits (transactional or live-server): its database is flushed after it."""
+    database, fixtures = item.get_closest_marker("django_db"), getattr(item, "fixturenames", ())
+    return any(name in fixtures for name in ("live_server", "transactional_db")) or bool(database and database.kwargs.get("transaction"))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -62,10 +73,8 @@ def pytest_runtest_teardown(item, nextitem):
 
     After every test's teardown: a test's transaction, rolled back then, held what that work reads
     or the locks it waits on (so it cannot finish before); it must not go on into the next test."""
-    database, fixtures = item.get_closest_marker("django_db"), getattr(item, "fixturenames", ())
-    committing = "live_server" in fixtures or bool(database and database.kwargs.get("transaction"))
     # held_thread: the test's jobs wait for it, and what it leaves is cancelled in its teardown
-    settled = not committing or "held_thread" in fixtures or after_response.after_response_wait(timeout=120)
+    settled = not _committing(item) or "held_thread" in getattr(item, "fixturenames", ()) or after_response.after_response_wait(timeout=120)
     result = yield
     assert settled, f"{item.nodeid}: the background work of its requests did not finish in 120 s"
     assert after_response.after_response_wait(timeout=120), f"{item.nodeid}: the background work of its requests did not finish in 120 s"
