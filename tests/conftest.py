@@ -163,11 +163,7 @@ DATA_MIGRATIONS = [
 def reference_data(request):
     """Transactional tests (live server, real worker) start from flushed tables: put back what the
     data migrations put there (races, variants, groups, rating systems, the beat schedule)."""
-    marker = request.node.get_closest_marker("django_db")
-    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
-        name in request.fixturenames for name in ("transactional_db", "live_server")
-    )
-    if not transactional:
+    if not _committing(request.node):
         return
     from importlib import import_module
     from types import SimpleNamespace
