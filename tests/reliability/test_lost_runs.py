@@ -235,16 +235,17 @@ def pool_processes(command: subprocess.Popen) -> set[int]:
         return set()
 
 
-def where_they_wait(command: subprocess.Popen) -> str:
-    """What the command's processes wait on: the server's sessions of the test database, and each
-    process's Python stack (written to the command's error output on SIGUSR1, by faulthandler)."""
+def where_they_wait(command: subprocess.Popen, forked: set[int]) -> str:
+    """What the command's processes (itself and those it `forked`) wait on: the server's sessions of the
+    test database, and each process's Python stack (written to the command's error output on SIGUSR1,
+    by faulthandler)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pid, state, wait_event_type, wait_event, left(query, 200) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
         sessions = "\n".join(map(str, cursor.fetchall()))
-    pids = [command.pid, *pool_processes(command)]
+    pids = [command.pid, *forked]
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGUSR1)
@@ -266,8 +267,8 @@ def replaying_children(command: subprocess.Popen, count: int, *, within: float, 
                 deadline = min(deadline, time.monotonic() + then)
             children.add(int(line.split()[1]))
     if len(children) < count:
-        waits = where_they_wait(command)
         forked = pool_processes(command)
+        waits = where_they_wait(command, forked)
         if children and len(forked) >= count:
             warnings.warn(f"{len(children)} of {count} processes replaying: {waits}", stacklevel=2)
             return forked
