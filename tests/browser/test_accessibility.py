@@ -23,6 +23,7 @@ from tournaments.services import event_submit
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 DAY = dt.date(2024, 8, 3)
+HEIGHT = 900  # the tabs' height at every width
 
 # (name, who is logged in, address): every kind of page. The address is formatted with the site's pks
 # (`site` below); the 500 page is served by the test itself (nothing on the site fails on purpose).
@@ -166,44 +167,48 @@ def _serve_the_500_page(context) -> None:
 
 # The pages are visited in groups, each group on one build of `site` (a live server's test empties the
 # database after it, so a test a page would build the league 80 times): a group's failures are still
-# reported page by page.
-PAGES_A_TEST = 12
+# reported page by page. Four groups: each build costs about ten seconds, and two workers share them.
+PAGES_A_TEST = 21
 GROUPS = [PAGES[start:start + PAGES_A_TEST] for start in range(0, len(PAGES), PAGES_A_TEST)]
 
 
-def _axe_problems(context, name: str, address: str) -> list[str]:
-    """What fails `address` in a new tab of `context`: axe's serious and critical violations, a server
-    error, or a redirect away from the page."""
-    page = context.new_page()
-    try:
-        page.set_default_timeout(15_000)
-        response = page.goto(address)
-        if response is None or response.status >= 500 and name != "error 500":
-            return [f"answered {response.status if response else 'nothing'}"]
-        if not page.url.split("?")[0].endswith(address.split("?")[0]):
-            return [f"went to {page.url}"]
-        return failing(axe_run(page))
-    finally:
-        page.close()
+def _axe_problems(tab, name: str, address: str) -> list[str]:
+    """What fails `address` in `tab`, at each of WIDTHS: axe's serious and critical violations, a
+    server error, or a redirect away from the page. The page loads once, at the first width, and is
+    resized for the others (the site's layout follows the width by CSS alone: it has no script)."""
+    first, *others = WIDTHS
+    tab.set_viewport_size({"width": first, "height": HEIGHT})
+    response = tab.goto(address)
+    if response is None or response.status >= 500 and name != "error 500":
+        return [f"answered {response.status if response else 'nothing'}"]
+    if not tab.url.split("?")[0].endswith(address.split("?")[0]):
+        return [f"went to {tab.url}"]
+    found = [f"at {first}px: {line}" for line in failing(axe_run(tab))]
+    for width in others:
+        tab.set_viewport_size({"width": width, "height": HEIGHT})
+        found += [f"at {width}px: {line}" for line in failing(axe_run(tab))]
+    return found
 
 
 @pytest.mark.parametrize("pages", GROUPS, ids=[f"{group[0][0]} to {group[-1][0]}" for group in GROUPS])
 def test_no_serious_or_critical_accessibility_violation(browser, live_server, site, pages):
     found = []
-    for width in WIDTHS:
-        contexts = {}  # who is logged in -> the browser context at this width
-        try:
-            for name, who, address in pages:
-                if who not in contexts:
-                    contexts[who] = context = axe_context(browser, live_server.url, width=width)
-                    if who:
-                        logged_in(context, site["users"][who], live_server.url)
-                    _serve_the_500_page(context)
-                address = address.format(**site["pks"])
-                found += [f"{name} ({address}) at {width}px: {line}" for line in _axe_problems(contexts[who], name, address)]
-        finally:
-            for context in contexts.values():
-                context.close()
+    contexts, tabs = [], {}  # who is logged in -> his tab
+    try:
+        for name, who, address in pages:
+            if who not in tabs:
+                context = axe_context(browser, live_server.url, width=WIDTHS[0], height=HEIGHT)
+                contexts.append(context)
+                if who:
+                    logged_in(context, site["users"][who], live_server.url)
+                _serve_the_500_page(context)
+                tabs[who] = context.new_page()
+                tabs[who].set_default_timeout(15_000)
+            address = address.format(**site["pks"])
+            found += [f"{name} ({address}) {line}" for line in _axe_problems(tabs[who], name, address)]
+    finally:
+        for context in contexts:
+            context.close()
     assert not found, "\n".join(found)
 
 

@@ -81,17 +81,20 @@ def cut_off_tables(page) -> list[tuple[str, int, int]]:
         .filter(([, table, container]) => table > container)""")
 
 
-@pytest.mark.parametrize("url", RANKINGS)
-def test_a_ranking_on_a_phone_shows_rank_coach_and_rating_without_sideways_scrolling(phone390, league, url):
-    phone390.goto(url)
-    scroll_width, inner_width = page_width(phone390)
-    assert scroll_width <= inner_width == 390
-    first = phone390.locator(".ranking-table table tbody tr:has(td.col-coach)").first
-    for column in ("rank", "coach", "value"):
-        assert inside_viewport(phone390, first.locator(f"td.col-{column}")), column
-    assert first.locator("td.col-coach").inner_text() != ""
-    assert not first.locator("td.col-number").is_visible()
-    assert phone390.locator(".ranking-table th.col-value").inner_text() == "Rating"
+# Several pages a test, each a subtest: a live server's test builds its league anew, and each build
+# costs seconds.
+def test_a_ranking_on_a_phone_shows_rank_coach_and_rating_without_sideways_scrolling(phone390, league, subtests):
+    for url in RANKINGS:
+        with subtests.test(url=url):
+            phone390.goto(url)
+            scroll_width, inner_width = page_width(phone390)
+            assert scroll_width <= inner_width == 390
+            first = phone390.locator(".ranking-table table tbody tr:has(td.col-coach)").first
+            for column in ("rank", "coach", "value"):
+                assert inside_viewport(phone390, first.locator(f"td.col-{column}")), column
+            assert first.locator("td.col-coach").inner_text() != ""
+            assert not first.locator("td.col-number").is_visible()
+            assert phone390.locator(".ranking-table th.col-value").inner_text() == "Rating"
 
 
 def test_every_variant_in_one_ranking_keeps_its_variant_column_on_a_phone(phone390, league):
@@ -114,17 +117,18 @@ def test_a_list_on_a_phone_shows_coach_rating_and_change_without_sideways_scroll
     assert not first.locator("td.col-number").is_visible()
 
 
-@pytest.mark.parametrize("url, field", [(RANKINGS[0], "#id_race"), (LIST, "#id_variant"), ("/stats/top/", "#id_variant")])
-def test_on_a_phone_the_filters_are_folded_until_the_summary_is_clicked(phone390, league, url, field):
-    phone390.goto(url)
-    summary = phone390.locator("details.filters-fold > summary")
-    assert summary.locator(".filter-name").count() == 0
-    assert summary.locator(".filters-set").evaluate("set => getComputedStyle(set, '::before').content") == '"(none set"'
-    assert not phone390.locator(field).is_visible()
-    summary.click()
-    assert phone390.locator(field).is_visible()
-    scroll_width, inner_width = page_width(phone390)
-    assert scroll_width <= inner_width
+def test_on_a_phone_the_filters_are_folded_until_the_summary_is_clicked(phone390, league, subtests):
+    for url, field in [(RANKINGS[0], "#id_race"), (LIST, "#id_variant"), ("/stats/top/", "#id_variant")]:
+        with subtests.test(url=url):
+            phone390.goto(url)
+            summary = phone390.locator("details.filters-fold > summary")
+            assert summary.locator(".filter-name").count() == 0
+            assert summary.locator(".filters-set").evaluate("set => getComputedStyle(set, '::before').content") == '"(none set"'
+            assert not phone390.locator(field).is_visible()
+            summary.click()
+            assert phone390.locator(field).is_visible()
+            scroll_width, inner_width = page_width(phone390)
+            assert scroll_width <= inner_width
 
 
 def test_the_folded_filters_name_those_set(phone390, league):
@@ -142,13 +146,14 @@ def test_on_a_wide_screen_the_filters_are_open_without_a_summary(wide, league):
     assert not wide.locator("details.filters-fold > summary").is_visible()
 
 
-@pytest.mark.parametrize("url", [*RANKINGS, LIST, "/stats/top/", "/stats/games/"])
-def test_on_a_wide_screen_no_table_is_cut_off(wide, league, url):
-    wide.goto(url)
-    assert wide.locator("main table").count() >= 1
-    assert cut_off_tables(wide) == []
-    scroll_width, inner_width = page_width(wide)
-    assert scroll_width <= inner_width == 1280
+def test_on_a_wide_screen_no_table_is_cut_off(wide, league, subtests):
+    for url in [*RANKINGS, LIST, "/stats/top/", "/stats/games/"]:
+        with subtests.test(url=url):
+            wide.goto(url)
+            assert wide.locator("main table").count() >= 1
+            assert cut_off_tables(wide) == []
+            scroll_width, inner_width = page_width(wide)
+            assert scroll_width <= inner_width == 1280
 
 
 def test_on_a_wide_screen_the_organisers_games_form_is_not_cut_off(wide, games_form):
