@@ -37,7 +37,7 @@ def main() -> int:
     try:
         # as in a test: nothing commits, so no on_commit hook hands work to a broker
         with transaction.atomic():
-            slugs = golden_exports.build(naf_data)
+            slugs = golden_exports.build(naf_data).slugs
             print(f"imported and recalculated {', '.join(slugs)} in {time.perf_counter() - started:.1f} s")
             for slug in slugs:
                 for kind in golden_exports.KINDS:

@@ -9,13 +9,14 @@ it closes and publishes, the ranks lapsed by inactivity, its checkpoints) and th
 import datetime as dt
 import gzip
 import io
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.management import call_command
 
 from ratings import services
 from ratings.models import RatingSystem, RunStatus, Trigger
-from tournaments.importers.fumbbl import import_matches
+from tournaments.importers.fumbbl import ImportReport, import_matches
 
 FOLDER = Path(__file__).resolve().parent.parent / "data" / "exports"
 TODAY = dt.date(2022, 7, 1)  # a month after the last game (2022-06-06): June's list closes and is published
@@ -31,10 +32,16 @@ KINDS = {
 }
 
 
-def build(naf_data: Path) -> list[str]:
+@dataclass(frozen=True)
+class Built:
+    slugs: list[str]  # the active systems, each recalculated
+    report: ImportReport  # the import's counts (test_export_golden checks them against the file)
+
+
+def build(naf_data: Path) -> Built:
     """Import the real games and recalculate every active system as `manage.py recalculate` does
-    (one run each, the games read once), on TODAY; returns the systems' slugs."""
-    import_matches(naf_data / "fumbbl_matches.csv")
+    (one run each, the games read once), on TODAY."""
+    report = import_matches(naf_data / "fumbbl_matches.csv")
     runs = [
         services.recalculation_request(system=system, trigger=Trigger.MANUAL, enqueue=False)
         for system in RatingSystem.objects.filter(active=True).order_by("slug")
@@ -43,7 +50,7 @@ def build(naf_data: Path) -> list[str]:
         if isinstance(outcome, Exception):
             raise outcome
         assert outcome.status == RunStatus.SUCCEEDED, outcome.error
-    return [run.system.slug for run in runs]
+    return Built([run.system.slug for run in runs], report)
 
 
 def exported(slug: str, kind: str) -> bytes:

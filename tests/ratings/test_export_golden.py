@@ -1,7 +1,8 @@
 """`export_ratings` of every system on the real FUMBBL games, byte for byte as the golden files
 made before the speed redesign (issue 35: a change of shape, never of results). The files are only
 remade by tools/golden_exports.py, when a change of figures is meant; see golden_exports.py. The real
-data's own checks (every run verifies, open play is never rated) share the module's import and runs."""
+data's own checks (the import's counts, every run verifies, open play is never rated) share the
+module's import and runs: the full file is imported once in the suite."""
 import csv
 import difflib
 import io
@@ -15,6 +16,9 @@ from ratings.models import CalculationRow, CurrentRating, RatingSystem, Recalcul
 from ratingsite.formatting import fixed
 from tests.ratings import golden_exports
 from tests.scopes import kept_for_the_module
+from tests.tournaments.test_import_fumbbl import expected_events_and_rounds
+from tournaments.federation import RANKED_RACES
+from tournaments.models import Coach, Event, Game, GameSide, Race, Round
 
 # one worker runs the module under `make test` (--dist loadgroup): the data is built once, not once a worker
 pytestmark = [pytest.mark.slow, pytest.mark.django_db, pytest.mark.xdist_group("golden-exports")]
@@ -25,7 +29,7 @@ SHOWN = 12  # lines of the difference in a failure's message: enough to see what
 
 @pytest.fixture(scope="module")
 def real_data_module(django_db_setup, django_db_blocker, naf_data):
-    """The import and the four recalculations, once for the module (half a minute on SQLite)."""
+    """The import (its report) and the four recalculations, once for the module (half a minute on SQLite)."""
     with kept_for_the_module(django_db_blocker):
         yield golden_exports.build(naf_data)
 
@@ -48,7 +52,7 @@ def difference(stored: bytes, exported: bytes) -> str:
 
 
 def test_the_golden_files_are_those_of_every_active_system(real_data):
-    assert sorted(real_data) == sorted(SYSTEMS) == sorted(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
+    assert sorted(real_data.slugs) == sorted(SYSTEMS) == sorted(RatingSystem.objects.filter(active=True).values_list("slug", flat=True))
     expected = {golden_exports.path(slug, kind).name for slug in SYSTEMS for kind in golden_exports.KINDS}
     assert {path.name for path in golden_exports.FOLDER.iterdir()} == expected
 
@@ -98,3 +102,28 @@ def test_the_full_import_recalculates_in_every_system_and_verifies(real_data):
     assert len(exported) == len(after_last) == 3_028
     assert exported == {key: fixed(value) for key, value in after_last.items()}
     assert exported[("2885", "Dwarf", "Blood Bowl 2020")] == "139.60"
+
+
+def test_the_full_file_gives_the_counts_the_conventions_give(real_data, naf_data):
+    """(tournaments.importers.fumbbl on the whole file: the counts the README's conventions give, on
+    the module's import; the runs after it add no record.)"""
+    path = naf_data / "fumbbl_matches.csv"
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    coaches = {row[f"team{n}_coach_id"] for row in rows for n in (1, 2)}
+    race_names = {row[f"team{n}_race_name"] for row in rows for n in (1, 2)}
+    unranked = {name for name in race_names if name not in RANKED_RACES and name != "Elven Union"}
+    events, rounds = expected_events_and_rounds(path)
+    report = real_data.report
+
+    assert (report.games_read, report.games_imported, report.bad_rows) == (21_455, 21_455, [])
+    assert (len(rows), len(coaches)) == (21_455, 3_209)
+    assert Game.objects.count() == len(rows)
+    assert GameSide.objects.count() == 2 * len(rows)
+    assert Coach.objects.count() == report.coaches_created == len(coaches)
+    assert Event.objects.count() == report.events_created == events
+    assert Round.objects.count() == report.rounds_created == rounds
+    assert Race.objects.filter(ranked=False).count() == report.races_created == len(unranked)
+    assert Game.objects.exclude(conceded_by=None).count() == 964
+    assert Event.objects.filter(source__startswith="fumbbl-tournament:").count() == 719
+    assert Game.objects.filter(event__source__startswith="fumbbl-open:").count() == 15_083

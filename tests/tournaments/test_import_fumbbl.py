@@ -13,7 +13,6 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from tournaments.federation import RANKED_RACES
 from tournaments.importers.fumbbl import import_matches, parse_matches
 from tournaments.models import Coach, Event, EventStatus, Game, GameSide, Participant, Race, Round
 
@@ -266,28 +265,3 @@ def expected_events_and_rounds(path) -> tuple[int, int]:
                 in_round = set()
             in_round |= {home, away}
     return len(games_by_event), rounds
-
-
-@pytest.mark.slow
-def test_the_full_file_gives_the_counts_the_conventions_give(naf_data):
-    path = naf_data / "fumbbl_matches.csv"
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    coaches = {row[f"team{n}_coach_id"] for row in rows for n in (1, 2)}
-    race_names = {row[f"team{n}_race_name"] for row in rows for n in (1, 2)}
-    unranked = {name for name in race_names if name not in RANKED_RACES and name != "Elven Union"}
-    events, rounds = expected_events_and_rounds(path)
-
-    report = import_matches(path)
-
-    assert (report.games_read, report.games_imported, report.bad_rows) == (21_455, 21_455, [])
-    assert (len(rows), len(coaches)) == (21_455, 3_209)
-    assert Game.objects.count() == len(rows)
-    assert GameSide.objects.count() == 2 * len(rows)
-    assert Coach.objects.count() == report.coaches_created == len(coaches)
-    assert Event.objects.count() == report.events_created == events
-    assert Round.objects.count() == report.rounds_created == rounds
-    assert Race.objects.filter(ranked=False).count() == report.races_created == len(unranked)
-    assert Game.objects.exclude(conceded_by=None).count() == 964
-    assert Event.objects.filter(source__startswith="fumbbl-tournament:").count() == 719
-    assert Game.objects.filter(event__source__startswith="fumbbl-open:").count() == 15_083
