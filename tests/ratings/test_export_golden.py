@@ -6,6 +6,7 @@ module's import and runs: the full file is imported once in the suite."""
 import csv
 import difflib
 import io
+from collections import defaultdict
 
 import pytest
 from django.core.management import call_command
@@ -16,7 +17,6 @@ from ratings.models import CalculationRow, CurrentRating, RatingSystem, Recalcul
 from ratingsite.formatting import fixed
 from tests.ratings import golden_exports
 from tests.scopes import kept_for_the_module
-from tests.tournaments.test_import_fumbbl import expected_events_and_rounds
 from tournaments.federation import RANKED_RACES
 from tournaments.models import Coach, Event, Game, GameSide, Race, Round
 
@@ -102,6 +102,26 @@ def test_the_full_import_recalculates_in_every_system_and_verifies(real_data):
     assert len(exported) == len(after_last) == 3_028
     assert exported == {key: fixed(value) for key, value in after_last.items()}
     assert exported[("2885", "Dwarf", "Blood Bowl 2020")] == "139.60"
+
+
+def expected_events_and_rounds(path) -> tuple[int, int]:
+    """Events and rounds by the README's conventions, counted straight from the CSV."""
+    games_by_event = defaultdict(list)
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            key = row["tournament_id"] if row["tournament_id"] != "0" else row["match_date"][:7]
+            order = (row["match_date"], row["match_time"], int(row["match_id"]))
+            games_by_event[key].append((*order, row["team1_coach_id"], row["team2_coach_id"]))
+    rounds = 0
+    for games in games_by_event.values():
+        in_round: set = set()
+        rounds += 1
+        for *_, home, away in sorted(games):
+            if home in in_round or away in in_round:
+                rounds += 1
+                in_round = set()
+            in_round |= {home, away}
+    return len(games_by_event), rounds
 
 
 def test_the_full_file_gives_the_counts_the_conventions_give(real_data, naf_data):

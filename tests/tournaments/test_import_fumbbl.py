@@ -2,12 +2,11 @@
 
 The small files in data/ are real rows: tournament 51427 (5 games, 4 coaches), 51738 (2 games, one
 in 2020 and one in 2022), 52144 (2 games, not in the tourneys file), and open play in 2020-08 (4
-games) and 2022-03 (2 games, coach 230570 in both).
+games) and 2022-03 (2 games, coach 230570 in both). The whole file's counts are checked on the
+import tests/ratings/test_export_golden.py makes (the suite imports it once).
 """
-import csv
 import datetime as dt
 import re
-from collections import defaultdict
 from io import StringIO
 
 import pytest
@@ -245,23 +244,3 @@ def test_parsing_reports_every_problem_of_a_row():
         (2, "team1_coach_id 'x' is not an id (a whole number from 0 to 2147483647); "
             "team2_score '-2' is not a whole number from 0 to 99; match_date '2022-02-30' is not a date YYYY-MM-DD"),
     ]
-
-
-def expected_events_and_rounds(path) -> tuple[int, int]:
-    """Events and rounds by the README's conventions, counted straight from the CSV."""
-    games_by_event = defaultdict(list)
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            key = row["tournament_id"] if row["tournament_id"] != "0" else row["match_date"][:7]
-            order = (row["match_date"], row["match_time"], int(row["match_id"]))
-            games_by_event[key].append((*order, row["team1_coach_id"], row["team2_coach_id"]))
-    rounds = 0
-    for games in games_by_event.values():
-        in_round: set = set()
-        rounds += 1
-        for *_, home, away in sorted(games):
-            if home in in_round or away in in_round:
-                rounds += 1
-                in_round = set()
-            in_round |= {home, away}
-    return len(games_by_event), rounds
