@@ -306,8 +306,9 @@ def _history(
     nt = np.empty(2 * n + 1, dtype=np.int64)
     new = np.empty(2 * n + 1, dtype=np.bool_)
     e_side = np.empty(2 * n + 1)
-    starts = np.empty(n_keys)
-    phis = np.empty(n_keys)
+    # a new key's cross-race start reads its coach's keys, the state's among them: as many as a group holds
+    starts = np.empty(len(group_members))
+    phis = np.empty(len(group_members))
     nk = 0
     ns = 0
     n_new = 0

@@ -94,6 +94,30 @@ def test_the_compiled_path_holds_the_calculators_figures(games, config, seeded):
         assert figures == pytest.approx(model.rows[at], rel=EXACT)
 
 
+def test_a_new_race_in_a_compiled_chunk_starts_at_the_median_of_the_races_the_state_holds():
+    """The coach's five races come from the chunk before (rated as it is closed); the compiled
+    chunk itself holds two keys only. The start is the median of the five (ratings.md, cross-talk)."""
+    races = ["orc", "elf", "dwarf", "goblin", "lizardman"]
+    january = [GameRecord(i + 1, datetime(2022, 1, 10, 9 + i), 1, V, 4, race, 1, "orc", [1.0, 0.0, 0.5, 1.0, 0.0][i])
+               for i, race in enumerate(races)]
+    later = [GameRecord(6, datetime(2022, 2, 7, 9), 2, V, 1, "orc", 4, "human", 0.0),
+             GameRecord(7, datetime(2022, 3, 7, 9), 3, V, 1, "orc", 2, "orc", 1.0)]
+    config = GlickoConfig()
+    compiled, python = GlickoState(), GlickoState()
+    run_history(january, config, compiled, in_place=True)
+    with libm_exp():
+        python_run_history(january, config, python, in_place=True)
+    ours = run_history(later, config, compiled, in_place=True)
+    with libm_exp():
+        theirs = python_run_history(later, config, python, in_place=True)
+    closed = sorted(s.mu for s in ours.summaries if s.coach == 4 and s.period == "2022-01")
+    human = next(s for s in ours.summaries if s.race == "human")
+    assert len(closed) == 5 and len(set(closed)) == 3
+    assert human.mu_before == closed[2]
+    assert (ours.rows, ours.summaries) == (theirs.rows, theirs.summaries)
+    assert compiled == python
+
+
 def test_the_bare_loop_ends_where_the_history_does():
     start = datetime(2022, 1, 3, 9)
     games = [GameRecord(i, start + timedelta(days=3 * i), 1 + i // 4, V, 1 + i % 5, "orc", 1 + (i + 1 + i // 5) % 5,
