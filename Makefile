@@ -19,7 +19,7 @@ UV_VERSION := 0.13.9
 LOCK_FLAGS ?=
 COMPILE = $(VENV)/bin/uv pip compile --quiet --universal --generate-hashes --python-version 3.11 $(LOCK_FLAGS)
 
-.PHONY: install install-prod bench-install lock demo serve test migrate chromium gettext messages mutants
+.PHONY: install install-prod bench-install lock demo serve test test-engines test-bounds migrate chromium gettext messages mutants
 
 # Browser tests drive Debian's Chromium; install it when it is missing (root, or sudo).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -116,6 +116,13 @@ test: install chromium gettext
 # conftest above tests/engines is the site's). `make test` runs them with the rest too.
 test-engines: install
 	$(PY) -m pytest -p no:django --confcutdir=tests/engines -W ignore::pytest.PytestConfigWarning tests/engines
+
+# The compiled engines' tests with numba's bounds checks on (an index past an array raises instead of
+# reading or writing beside it), in a cache of their own: the kernels compile anew, a few minutes.
+test-bounds: install
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-bounds $(PY) -m pytest -p no:django --confcutdir=tests/engines \
+		-W ignore::pytest.PytestConfigWarning tests/engines/test_naf_elo_compiled.py tests/engines/test_glicko_compiled.py \
+		tests/engines/test_knsb_compiled.py
 
 # Mutation testing of the engines (tools/mutants.py): a seeded sample of one-change mutants, each of
 # which some test of tests/engines must fail; prints the survivors and the score. About 10 minutes.
