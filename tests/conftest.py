@@ -22,6 +22,7 @@ hypothesis_settings.load_profile("untimed")
 def pytest_collection_modifyitems(config, items):
     """Tests that need the real broker, or PostgreSQL, run where one is configured (CI's PostgreSQL +
     Redis pass); the other pass leaves them out rather than skipping them."""
+    _slow_first_in_each_block(items)
     _grouped_for_xdist(config, items)
     absent = set()
     if not os.environ.get("CELERY_BROKER_URL"):
@@ -36,6 +37,21 @@ def pytest_collection_modifyitems(config, items):
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _slow_first_in_each_block(items) -> None:
+    """The tests marked `slow` first within each of pytest-django's blocks (rolled back, committing,
+    no database; that order kept): pytest-xdist hands the tests out in this order, and a test of half
+    a minute handed out last leaves the other worker idle at the end of the run."""
+    items.sort(key=lambda item: (_block(item), item.get_closest_marker("slow") is None))
+
+
+def _block(item) -> int:
+    """pytest-django's order: the tests rolled back first, then the committing ones, then those
+    without a database."""
+    if _committing(item):
+        return 1
+    return 0 if item.get_closest_marker("django_db") or "db" in getattr(item, "fixturenames", ()) else 2
 
 
 def _grouped_for_xdist(config, items) -> None:

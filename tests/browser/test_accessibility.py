@@ -190,6 +190,7 @@ def _axe_problems(tab, name: str, address: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pages", GROUPS, ids=[f"{group[0][0]} to {group[-1][0]}" for group in GROUPS])
 def test_no_serious_or_critical_accessibility_violation(browser, live_server, site, pages):
     found = []

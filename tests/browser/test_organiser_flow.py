@@ -57,6 +57,7 @@ def runs_finished(seconds: float = 60.0) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_an_event_goes_from_entry_to_rankings_and_a_correction_reaches_the_breakdown(page):
     organiser("olga")
     staff("sam")

@@ -8,10 +8,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from ratingsite.settings.base import BASE_DIR
 from tests.reliability.test_broker_outage import ONE_AT_A_TIME
 
-pytestmark = ONE_AT_A_TIME
+pytestmark = [ONE_AT_A_TIME, pytest.mark.slow]
 
 HOLD = 7  # seconds each piece of background work keeps the write lock: longer than SQLite's default wait
 
