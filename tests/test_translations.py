@@ -58,7 +58,9 @@ def _unquote(text: str) -> str:
 @pytest.fixture(scope="module")
 def marked(tmp_path_factory) -> dict:
     """The strings marked today, as `makemessages` writes them for a fresh Dutch catalogue: run over
-    links to the project's folders (never its own locale/, which makemessages would rewrite)."""
+    a copy of the project's folders (never its own locale/, which makemessages would rewrite). A copy,
+    not links: makemessages writes each template's `.html.py` beside it and removes it after, and two
+    runs on the same folder (the other xdist worker's, a developer's) remove each other's."""
     if shutil.which("xgettext") is None:
         pytest.fail("GNU gettext is needed (apt-get install gettext): `make test` installs it")
     work = tmp_path_factory.mktemp("makemessages")
@@ -66,14 +68,17 @@ def marked(tmp_path_factory) -> dict:
     source.mkdir()
     for entry in settings.BASE_DIR.iterdir():
         if entry.name not in MAKEMESSAGES_IGNORED and entry.name != "locale" and not entry.name.startswith("."):
-            (source / entry.name).symlink_to(entry)
+            if entry.is_dir():
+                shutil.copytree(entry, source / entry.name, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(entry, source / entry.name)
     here = os.getcwd()
     os.chdir(source)
     try:
         # override_settings, not a bare assignment: leaving it empties the translation caches, which
         # would otherwise keep catalogues loaded from the temporary folder
         with override_settings(LOCALE_PATHS=[out]):
-            call_command("makemessages", locale=["nl"], symlinks=True, ignore_patterns=MAKEMESSAGES_IGNORED, verbosity=0)
+            call_command("makemessages", locale=["nl"], ignore_patterns=MAKEMESSAGES_IGNORED, verbosity=0)
     finally:
         os.chdir(here)
     return parse_po(out / "nl" / "LC_MESSAGES" / "django.po")
