@@ -15,6 +15,7 @@ from django.test import override_settings
 
 CATALOGUE = settings.BASE_DIR / "locale" / "nl" / "LC_MESSAGES"
 MAKEMESSAGES_IGNORED = [".venv", "tests", "bench", "tools", "staticfiles", "static", "node_modules"]
+MESSAGE_SOURCES = (".html", ".txt", ".py")  # what makemessages reads for the django domain (its default extensions)
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
 
 
@@ -69,8 +70,8 @@ def marked(tmp_path_factory) -> dict:
     for entry in settings.BASE_DIR.iterdir():
         if entry.name not in MAKEMESSAGES_IGNORED and entry.name != "locale" and not entry.name.startswith("."):
             if entry.is_dir():
-                shutil.copytree(entry, source / entry.name, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
+                shutil.copytree(entry, source / entry.name, ignore=_not_message_sources)
+            elif entry.name.endswith(MESSAGE_SOURCES):
                 shutil.copy2(entry, source / entry.name)
     here = os.getcwd()
     os.chdir(source)
@@ -82,6 +83,12 @@ def marked(tmp_path_factory) -> dict:
     finally:
         os.chdir(here)
     return parse_po(out / "nl" / "LC_MESSAGES" / "django.po")
+
+
+def _not_message_sources(folder: str, names: list[str]) -> list[str]:
+    """The copy leaves out what makemessages does not read (a developer's demo database, caches)."""
+    return [name for name in names if name == "__pycache__"
+            or not (name.endswith(MESSAGE_SOURCES) or os.path.isdir(os.path.join(folder, name)))]
 
 
 @pytest.fixture(scope="module")
