@@ -114,15 +114,14 @@ test: install chromium gettext
 
 # The engines' own tests as plain Python: no Django plugin, no settings, no database (the
 # conftest above tests/engines is the site's). `make test` runs them with the rest too.
+ENGINES_PYTEST = $(PY) -m pytest -p no:django --confcutdir=tests/engines -W ignore::pytest.PytestConfigWarning
 test-engines: install
-	$(PY) -m pytest -p no:django --confcutdir=tests/engines -W ignore::pytest.PytestConfigWarning tests/engines
+	$(ENGINES_PYTEST) tests/engines
 
 # The compiled engines' tests with numba's bounds checks on (an index past an array raises instead of
 # reading or writing beside it), in a cache of their own: the kernels compile anew, a few minutes.
 test-bounds: install
-	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-bounds $(PY) -m pytest -p no:django --confcutdir=tests/engines \
-		-W ignore::pytest.PytestConfigWarning tests/engines/test_naf_elo_compiled.py tests/engines/test_glicko_compiled.py \
-		tests/engines/test_knsb_compiled.py
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-bounds $(ENGINES_PYTEST) tests/engines/test_*_compiled.py
 
 # Mutation testing of the engines (tools/mutants.py): a seeded sample of one-change mutants, each of
 # which some test of tests/engines must fail; prints the survivors and the score. About 10 minutes.
