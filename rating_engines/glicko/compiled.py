@@ -63,6 +63,10 @@ class GlickoColumns:
     ends: list[date]
     games: list[GameRecord]
     reasons: list[str | None]
+    # a key's coach and variant: its group (cross-race starts read a group's keys), in `groups`
+    key_group: np.ndarray
+    groups: list[tuple[int, str]]
+    key_has_race: np.ndarray
 
     def __len__(self) -> int:
         return len(self.period)
@@ -93,12 +97,17 @@ def columns_of(games: list[GameRecord], config: GlickoConfig) -> GlickoColumns:
         away_keys.append(-1 if away is None else
                          key_index.setdefault((away, away_race if per_race else None, variant), len(key_index)))
         reasons.append(exclusion(g))
+    keys = list(key_index)
+    group_of: dict[tuple[int, str], int] = {}
+    key_group = [group_of.setdefault((coach, variant), len(group_of)) for coach, _, variant in keys]
     return GlickoColumns(
         period=np.array(period, dtype=np.int64), home_key=np.array(home_keys, dtype=np.int64),
         away_key=np.array(away_keys, dtype=np.int64),
         home_score=np.array([g.home_score for g in games], dtype=np.float64),
-        counts=np.array([r is None for r in reasons], dtype=np.bool_), keys=list(key_index),
+        counts=np.array([r is None for r in reasons], dtype=np.bool_), keys=keys,
         numbers=numbers, labels=labels, ends=ends, games=games, reasons=reasons,
+        key_group=np.array(key_group, dtype=np.int64), groups=list(group_of),
+        key_has_race=np.array([race is not None for _, race, _ in keys], dtype=np.bool_),
     )
 
 
@@ -562,20 +571,23 @@ def run_columns(columns: GlickoColumns, config: GlickoConfig, state: GlickoState
     n_state = len(state.keys)
     if len(state.mu) < n_state + len(keys):
         state._grow(n_state + len(keys))
-    key_number = np.array([state.key_index.get(key, -1) for key in keys], dtype=np.int64)
-    group_of: dict[tuple[int, str], int] = {}
-    key_group = np.array([group_of.setdefault((coach, variant), len(group_of)) for coach, _, variant in keys],
-                         dtype=np.int64)
-    room = np.bincount(key_group[key_number < 0], minlength=len(group_of))
-    existing = [state.coach_keys.get(group, ()) for group in group_of]
-    group_len = np.array([len(members) for members in existing], dtype=np.int64)
-    group_first = np.zeros(len(group_of), dtype=np.int64)
+    key_group, groups = columns.key_group, columns.groups
+    if n_state:
+        key_number = np.fromiter((state.key_index.get(key, -1) for key in keys), np.int64, len(keys))
+        existing = [state.coach_keys.get(group, ()) for group in groups]
+        group_len = np.fromiter(map(len, existing), np.int64, len(groups))
+    else:  # a run from the first game: every key is new
+        key_number = np.full(len(keys), -1, dtype=np.int64)
+        group_len = np.zeros(len(groups), dtype=np.int64)
+    room = np.bincount(key_group[key_number < 0], minlength=len(groups))
+    group_first = np.zeros(len(groups), dtype=np.int64)
     np.cumsum((group_len + room)[:-1], out=group_first[1:])
     group_members = np.empty(int((group_len + room).sum()), dtype=np.int64)
-    for first, members in zip(group_first.tolist(), existing):
-        if members:
-            group_members[first:first + len(members)] = members
-    key_has_race = np.array([race is not None for _, race, _ in keys], dtype=np.bool_)
+    if n_state:
+        for first, members in zip(group_first.tolist(), existing):
+            if members:
+                group_members[first:first + len(members)] = members
+    held = group_len.copy()
     sides = np.empty((n, 2 * _SIDE))  # the loop writes every game's: NaN where it does not count
     new_keys = np.empty(len(keys), dtype=np.int64)
     sum_f = np.empty((2 * n, len(_SUMMARY_FLOATS)))
@@ -583,7 +595,7 @@ def run_columns(columns: GlickoColumns, config: GlickoConfig, state: GlickoState
     sum_period = np.empty(2 * n, dtype=np.int64)
     n_new, n_sum, failed = _history(
         columns.period, columns.home_key, columns.away_key, columns.home_score, columns.counts,
-        key_number, key_group, key_has_race, group_first, group_len, group_members,
+        key_number, key_group, columns.key_has_race, group_first, group_len, group_members,
         state.mu, state.phi, state.sigma, state.last, n_state,
         config.mu0, config.phi0, config.sigma0, config.tau, config.decay_cap, config.value_phi_multiplier,
         config.cross_race_start, sides, new_keys, sum_f, sum_i, sum_period, calculator.MAX_ITERATIONS,
@@ -594,9 +606,12 @@ def run_columns(columns: GlickoColumns, config: GlickoConfig, state: GlickoState
     added = [keys[index] for index in new_keys[:n_new].tolist()]
     state.key_index.update(zip(added, range(n_state, n_state + n_new)))
     state.keys.extend(added)
-    coach_keys = state.coach_keys
-    for number, (coach, _, variant) in enumerate(added, n_state):
-        coach_keys[coach, variant] = coach_keys.get((coach, variant), ()) + (number,)
+    # the loop appended each new key to its group's members: those are the coach's keys now
+    grown = np.flatnonzero(group_len != held).tolist()
+    numbers = group_members.tolist()
+    firsts = group_first.tolist()
+    lengths = group_len.tolist()
+    state.coach_keys.update({groups[g]: tuple(numbers[firsts[g]:firsts[g] + lengths[g]]) for g in grown})
     state.periods_closed += len(columns.numbers)
     state.periods_opened += len(columns.numbers)
     if n:
