@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from ..common import CalculationRow, GameRecord, PeriodSummary
+from ..common import CalculationRow, GameRecord, PeriodSummary, pickled_by_values
 from .calculator import date_of_list
 from .config import KnsbConfig
 
@@ -24,6 +24,7 @@ DepotKey = tuple[TableKey, int]  # (table key, coach): an unrated key
 Taken = list[Any]  # [Rt taken back, games taken back] of a key's corrections in the open period
 
 
+@pickled_by_values
 @dataclass(slots=True)
 class DepotEntry:
     """One side of a game in an unrated key's depot (never changed once made)."""

@@ -940,3 +940,15 @@ def test_a_checkpoint_holding_depot_games_as_plain_tuples_carries_on_alike():
     february = [game(1, 1, 2, 1.0, when=FEBRUARY)]
     assert run_history(february, config, pickle.loads(pickle.dumps(legacy))).summaries == \
         run_history(february, config, state).summaries != []
+
+
+def test_a_checkpoint_holds_depot_games_by_their_values():
+    # coach 3 is unrated: his games wait in his depot, and a checkpoint pickles them
+    config = imported((1, 1700, 100), (2, 1600, 100))
+    state = close_periods(run_history([game(1, 1, 3, 1.0), game(2, 3, 2, 0.5, hours=2)], config).state, config,
+                          APRIL_LIST).state
+    depot = state.depot[(None, V), 3] if (None, V) in state.ratings else next(iter(state.depot.values()))
+    assert [(d.game.game_id, d.side, d.rc, d.w) for d in depot] == [(1, "away", 1700, 0.0), (2, "home", 1600, 0.5)]
+    pickled = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    assert b"played_month" not in pickled and b"home_race_ranked" not in pickled
+    assert pickle.loads(pickled) == state
