@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from rating_engines.common import paused_gc
 from ratings import partitions, selectors, signals
-from ratings.bulk import BulkWriter
+from ratings.bulk import BulkWriter, ChangedRows
 from ratings.configuration import engine_for, list_rules
 from ratings.models import (
     CalculationRow,
@@ -32,7 +32,7 @@ from ratings.models import (
 from ratings.replay import Ledger, UnratableGame, months_between, replay, replayable
 from ratings.services.leases import recalculation_sweep, run_lease
 from ratings.services.publication import lists_publish_due, newest_game
-from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
+from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output, writes_changes
 from ratings.services.workers import _longest_first, can_fork, in_processes
 from ratingsite import page_cache
 from tournaments import selectors as record_selectors
@@ -307,7 +307,8 @@ def _recalculate(
     log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
     if start is not None:
         fresh = None  # a checkpoint after all: the run writes into the partitions in place
-    _delete_from(system, start, swapped=fresh is not None)
+    changes = writes_changes(start, today, swapped=fresh is not None)
+    _delete_from(system, start, swapped=fresh is not None, changes=changes)
     keys = _Keys()
     reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
     newest = newest_game()  # before the read: a game entered after it is in none of this run's lists
@@ -327,7 +328,9 @@ def _recalculate(
         replayable(games, config, start=start, until=today)
     except UnratableGame as error:
         raise error.naming(record_selectors.event_name(pk=error.game.event_id)) from None
-    with BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow), freeze=CalculationRow in tables) as rows:
+    rows = ChangedRows(CalculationRow, ROW_FIELDS, where="system_id = %s AND chunk >= %s", params=[system.pk, start]) if (
+        changes) else BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow), freeze=CalculationRow in tables)
+    with rows:
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
             complete=complete_list(today), progress=progress,
@@ -338,8 +341,9 @@ def _recalculate(
                     system.pk, chunk.end, ledger.games,
                     lz4.frame.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL)),
                 ))
-    clock.lap(f"replayed, {rows.count} calculation rows written")
-    written = rows.count + output.save(start)
+    clock.lap(f"replayed, {rows.count} calculation rows written" + (
+        f" ({rows.kept} as they were kept, {rows.deleted} replaced)" if isinstance(rows, ChangedRows) else ""))
+    written = rows.count + output.save(start, changes=changes)
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
     EngineCheckpoint.objects.filter(pk__in=stale).delete()
     clock.lap(f"summaries, lists, current ratings and {len(output.checkpoints)} checkpoints written")

@@ -11,7 +11,7 @@ import lz4.frame
 import numpy as np
 from django.db import connection, models
 
-from ratings.bulk import BulkWriter, bulk_insert, fetch_binary
+from ratings.bulk import BulkWriter, ChangedRows, bulk_insert, fetch_binary
 from ratings.models import (
     CalculationRow,
     CurrentRating,
@@ -22,7 +22,7 @@ from ratings.models import (
     RatingListEntry,
     RatingSystem,
 )
-from ratings.replay import Chunk, Entries
+from ratings.replay import Chunk, Entries, months_between
 from tournaments.models import Race, Variant
 
 ROW_FIELDS = [
@@ -53,9 +53,26 @@ CURRENT_FIELDS = [
 ]
 
 
-def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool) -> None:
+def writes_changes(start: dt.date | None, today: dt.date, *, swapped: bool) -> bool:
+    """Whether a run from `start` writes only what changed (ChangedRows) instead of deleting
+    everything from there on and writing it again: one from a checkpoint of the last months, on
+    PostgreSQL. An event at the end replays its month; its rows, summaries and lists are mostly
+    what is stored already. A longer replay changes most of what it makes (the ratings of every
+    game after the event move), and holding its rows to compare would cost memory."""
+    return (
+        start is not None and not swapped and connection.vendor == "postgresql"
+        and months_between(start, today) <= CHANGES_ONLY_MONTHS
+    )
+
+
+CHANGES_ONLY_MONTHS = 3
+
+
+def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool, changes: bool = False) -> None:
     """Delete what the run will write again. `swapped`: entries, rows and summaries are replaced
-    whole by fresh partitions instead. Tables in the order of partitions.PARTITIONED (lock order)."""
+    whole by fresh partitions instead; `changes` (writes_changes): they, and the lists, are
+    rewritten where they changed, after the replay. Tables in the order of partitions.PARTITIONED
+    (lock order)."""
     rows = CalculationRow.objects.filter(system=system)
     summaries = PeriodSummary.objects.filter(system=system)
     lists = RatingList.objects.filter(system=system)
@@ -66,7 +83,8 @@ def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool) 
         lists = lists.filter(date__gt=start)
         checkpoints = checkpoints.filter(as_of__gt=start)
     entries = RatingListEntry.objects.filter(system=system, rating_list__in=lists)
-    for queryset in (lists, checkpoints) if swapped else (entries, rows, summaries, lists, checkpoints):
+    deleted = (checkpoints,) if changes else (lists, checkpoints) if swapped else (entries, rows, summaries, lists, checkpoints)
+    for queryset in deleted:
         queryset._raw_delete(queryset.db)
 
 
@@ -245,7 +263,7 @@ class _Output:
         self.current: Entries | None = None
         self.checkpoints: list[tuple] = []  # CHECKPOINT_FIELDS
 
-    def add(self, chunk: Chunk, rows: BulkWriter) -> None:
+    def add(self, chunk: Chunk, rows: BulkWriter | ChangedRows) -> None:
         sid, keys, chunk_date = self.sid, self.keys, chunk.start
         rows.write(row_tuples(sid, chunk.rows, chunk_date, keys))
         # An event still open at a chunk's end is summarised again, cumulatively, by the next chunk.
@@ -262,21 +280,58 @@ class _Output:
         else:
             self.current = chunk.entries
 
-    def save(self, start: dt.date | None) -> int:
+    def save(self, start: dt.date | None, *, changes: bool = False) -> int:
+        """Write what the replay made; `changes`: only where it differs from what is stored from
+        `start` on (writes_changes)."""
         system = self.system
         if start is not None:  # summaries of events that were open at the checkpoint, now summarised again
             PeriodSummary.objects.filter(system=system, period__in=list(self.summaries), chunk__lt=start).delete()
         tables = self.tables
-        written = bulk_insert(
-            PeriodSummary, SUMMARY_FIELDS, (v for values in self.summaries.values() for v in values),
-            table=tables.get(PeriodSummary), freeze=PeriodSummary in tables,
-        )
-        saved = RatingList.objects.bulk_create([rating_list for rating_list, _ in self.lists])
-        written += bulk_insert(RatingListEntry, ENTRY_FIELDS, (
+        summaries = (v for values in self.summaries.values() for v in values)
+        if changes:
+            with ChangedRows(PeriodSummary, SUMMARY_FIELDS, where="system_id = %s AND chunk >= %s",
+                             params=[self.sid, start]) as changed:
+                changed.write(summaries)
+            written = changed.count
+        else:
+            written = bulk_insert(
+                PeriodSummary, SUMMARY_FIELDS, summaries, table=tables.get(PeriodSummary), freeze=PeriodSummary in tables,
+            )
+        saved = self._saved_lists(start) if changes else RatingList.objects.bulk_create(
+            [rating_list for rating_list, _ in self.lists])
+        entry_values = (
             (rating_list.pk, *values)
             for rating_list, (_, entries) in zip(saved, self.lists) for values in entry_rows(self.sid, entries, self.keys)
-        ), table=tables.get(RatingListEntry), freeze=RatingListEntry in tables)
+        )
+        if changes:
+            with ChangedRows(RatingListEntry, ENTRY_FIELDS, where="system_id = %s AND rating_list_id = ANY(%s)",
+                             params=[self.sid, [rating_list.pk for rating_list in saved]]) as changed:
+                changed.write(entry_values)
+            written += changed.count
+        else:
+            written += bulk_insert(RatingListEntry, ENTRY_FIELDS, entry_values, table=tables.get(RatingListEntry),
+                                   freeze=RatingListEntry in tables)
         written += _replace_current(system, self.current, self.keys, full=start is None)
         # COPY: megabytes of state each, which an INSERT would send and parse as hex text
         bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)
         return written
+
+    def _saved_lists(self, start: dt.date | None) -> list[RatingList]:
+        """The lists drawn, as stored: a list of a date already stored keeps its row (its entries
+        are rewritten where they changed), new dates are added, and stored lists from `start` on
+        that the replay no longer draws go with their entries."""
+        stored = {rating_list.date: rating_list for rating_list in RatingList.objects.filter(system=self.system, date__gt=start)}
+        drawn = []
+        for rating_list, _ in self.lists:
+            kept = stored.pop(rating_list.date, None)
+            if kept is not None:
+                rating_list.pk = kept.pk
+                rating_list.provisional = kept.provisional
+            drawn.append(rating_list)
+        if stored:
+            gone = [rating_list.pk for rating_list in stored.values()]
+            RatingListEntry.objects.filter(system=self.system, rating_list__in=gone)._raw_delete(RatingListEntry.objects.db)
+            RatingList.objects.filter(pk__in=gone)._raw_delete(RatingList.objects.db)
+        RatingList.objects.bulk_update([r for r in drawn if r.pk is not None], ["rated", "ranked", "starters", "complete"])
+        RatingList.objects.bulk_create([r for r in drawn if r.pk is None])
+        return drawn

@@ -16,6 +16,7 @@ from ratings.models import (
     EngineCheckpoint,
     PeriodSummary,
     RatingList,
+    RatingListEntry,
     RatingSystem,
     RecalculationRun,
     RunStatus,
@@ -628,12 +629,13 @@ def test_where_autovacuum_is_off_a_partial_run_vacuums_the_partitions_its_delete
 
     monkeypatch.setattr(partitions, "autovacuum_on", lambda: False)  # as on the machines here
     run("elo")  # fresh partitions: nothing dead
-    run("elo", since=dt.date(2024, 8, 13))  # the rows from the checkpoint on: below 50 + 20 % of 100
+    add_event(coaches, dt.date(2024, 8, 6), [games])  # before August's event: its rows change
+    run("elo", since=dt.date(2024, 8, 6))  # the rows that changed: below 50 + 20 % of 110
     dead, vacuumed = stats()
-    assert 0 < dead < 50 and not vacuumed
+    assert dead == 6 and not vacuumed  # the two draws between equals changed no one's rating
     monkeypatch.setattr(partitions, "autovacuum_on", lambda: True)
-    run("elo", since=dt.date(2024, 1, 13))  # 80 rows replaced: its server's autovacuum would see to them
-    assert stats() == (dead + 80, False)
+    run("elo", since=dt.date(2024, 1, 13))  # 90 rows replaced: its server's autovacuum would see to them
+    assert stats() == (dead + 90, False)
     monkeypatch.setattr(partitions, "autovacuum_on", lambda: False)
     run("elo", since=dt.date(2024, 1, 13))
     assert stats() == (0, True)
@@ -694,3 +696,59 @@ def test_a_window_of_games_reads_what_the_whole_record_holds_and_leaves_the_conn
     with connection.cursor() as cursor:
         cursor.execute("SHOW cursor_tuple_fraction")
         assert cursor.fetchone()[0] == "0.1"
+
+
+def _month_with_an_event_at_its_end(coaches) -> None:
+    """July and August events, then the run of all four systems as of TODAY (2024-09-15), then an
+    event on 31 August: rated from the checkpoint of 1 August, its list of 1 September drawn again."""
+    round_ = [(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1)), (6, 7, (1, 0))]
+    add_event(coaches, dt.date(2024, 7, 13), [round_, [(0, 2, (1, 0)), (1, 3, (0, 0)), (4, 6, (2, 1)), (5, 7, (0, 2))]])
+    add_event(coaches, dt.date(2024, 8, 10), [round_])
+    for slug in ("elo", "glicko", "global-glicko", "knsb"):
+        run(slug)
+    add_event(coaches, dt.date(2024, 8, 31), [[(0, 1, (0, 1))]])
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("slug", ["elo", "glicko", "global-glicko", "knsb"])
+def test_an_event_at_the_end_of_a_month_writes_what_a_full_run_writes(slug):
+    coaches = CoachFactory.create_batch(8)
+    _month_with_an_event_at_its_end(coaches)
+    partial = run(slug, since=dt.date(2024, 8, 31))
+    assert partial.recomputed_from == dt.date(2024, 8, 1)
+    after = everything(slug)
+    assert verify_system(RatingSystem.objects.get(slug=slug), today=TODAY).count == 0
+    full = run(slug)
+    assert everything(slug) == after
+    assert 0 < partial.rows_written < full.rows_written
+
+
+@pytest.mark.postgresql
+def test_an_event_at_the_end_of_a_month_rewrites_only_the_rows_it_changes():
+    coaches = CoachFactory.create_batch(8)
+    _month_with_an_event_at_its_end(coaches)
+    elo = RatingSystem.objects.get(slug="elo")
+    rows = dict(CalculationRow.objects.filter(system=elo).values_list("pk", "game__event__start_date"))
+    september = RatingList.objects.get(system=elo, date=dt.date(2024, 9, 1))
+    entries = dict(RatingListEntry.objects.filter(rating_list=september).values_list("coach_id", "pk"))
+
+    def pks(model) -> set[int]:
+        return set(model.objects.filter(system=elo).values_list("pk", flat=True))
+
+    summaries, current = pks(PeriodSummary), pks(CurrentRating)
+    partial = run("elo", since=dt.date(2024, 8, 31))
+
+    after = dict(CalculationRow.objects.filter(system=elo).values_list("pk", "game__event__start_date"))
+    # August's earlier games are rated as before: their rows stay; the new game's two are added
+    assert after.keys() - rows.keys() == {pk for pk, day in after.items() if day == dt.date(2024, 8, 31)}
+    assert len(after) == len(rows) + 2 and rows.keys() <= after.keys()
+    assert RatingList.objects.get(system=elo, date=dt.date(2024, 9, 1)).pk == september.pk
+    moved = {c.pk for c in coaches[:2]}  # the two who played: their entries change
+    now = dict(RatingListEntry.objects.filter(rating_list=september).values_list("coach_id", "pk"))
+    assert now.keys() == entries.keys() and all(now[c] != entries[c] for c in moved)
+    kept = {c for c in entries if now[c] == entries[c]}
+    assert kept and kept.isdisjoint(moved)
+    # August's summaries stay but the new event's; written: what is new, and nothing else
+    new_summaries, new_current = pks(PeriodSummary) - summaries, pks(CurrentRating) - current
+    assert len(new_summaries) == 2 and summaries - pks(PeriodSummary) == set()
+    assert partial.rows_written == 2 + len(new_summaries) + len(entries) - len(kept) + len(new_current)
