@@ -332,7 +332,6 @@ class _Output:
             kept = stored.pop(rating_list.date, None)
             if kept is not None:
                 rating_list.pk = kept.pk
-                rating_list.provisional = kept.provisional
             drawn.append(rating_list)
         if stored:
             gone = [rating_list.pk for rating_list in stored.values()]
