@@ -378,6 +378,22 @@ def test_verify_ratings_checks_every_edition_against_the_games_reported_before_i
             f"the games reported before {day} give ") in capsys.readouterr().out
 
 
+def test_verify_ratings_names_a_published_entry_the_games_do_not_give_and_the_one_they_do(league, capsys):
+    # an entry's coach number changed after publication (its digest made again, so only the replay sees it)
+    elo = RatingSystem.objects.get(slug="elo")
+    publication = Publication.objects.filter(system=elo).order_by("date").first()
+    entry = PublishedEntry.objects.filter(publication=publication).order_by("overall_rank", "coach_number").first()
+    PublishedEntry.objects.filter(pk=entry.pk).update(coach_number=999)
+    Publication.objects.filter(pk=publication.pk).update(digest=services.publication_digest(publication))
+    with pytest.raises(CommandError, match="published figure"):
+        call_command("verify_ratings", "--system", "elo", "--today", TODAY.isoformat())
+    out = capsys.readouterr().out
+    label = f"published list of {publication.date.isoformat()}"
+    assert f"{label} entry of coach 999 ({entry.race_slug}, {entry.variant_slug}): published, but the games reported " in out
+    assert f"{label} entry of coach {entry.coach_number} ({entry.race_slug}, {entry.variant_slug}): the games reported " in out
+    assert "it, but it was not published" in out
+
+
 def test_verify_ratings_says_which_publications_a_parameter_change_leaves_unreplayed(league, django_capture_on_commit_callbacks, capsys):
     elo = RatingSystem.objects.get(slug="elo")
     with django_capture_on_commit_callbacks(execute=False):
