@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from rating_engines.common import paused_gc
 from ratings import partitions, selectors, signals
-from ratings.bulk import BulkWriter, ChangedRows
+from ratings.bulk import ChangedRows
 from ratings.configuration import engine_for, list_rules
 from ratings.models import (
     CalculationRow,
@@ -32,7 +32,7 @@ from ratings.models import (
 from ratings.replay import Ledger, UnratableGame, months_between, replay, replayable
 from ratings.services.leases import recalculation_sweep, run_lease
 from ratings.services.publication import lists_publish_due, newest_game
-from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output, writes_changes
+from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
 from ratings.services.workers import _longest_first, can_fork, in_processes
 from ratingsite import page_cache
 from tournaments import selectors as record_selectors
@@ -281,6 +281,18 @@ def checkpoint_dates(today: dt.date) -> Callable[[dt.date], bool]:
     return keep
 
 
+def _writes_changes(start: dt.date | None, today: dt.date, *, swapped: bool) -> bool:
+    """Whether a run from `start` writes only what changed (storage.ChangedRows) instead of deleting
+    everything from there on and writing it again: one from a checkpoint of the last
+    CHECKPOINT_MONTHS, on PostgreSQL. An event at the end replays its month; its rows, summaries
+    and lists are mostly what is stored already. A longer replay changes most of what it makes (the
+    ratings of every game after the event move), and holding its rows to compare would cost memory."""
+    return (
+        start is not None and not swapped and connection.vendor == "postgresql"
+        and months_between(start, today) <= CHECKPOINT_MONTHS
+    )
+
+
 class _Laps:
     """Where a run's time goes, in its log: "12.3 s replayed, ..."."""
 
@@ -307,7 +319,7 @@ def _recalculate(
     log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
     if start is not None:
         fresh = None  # a checkpoint after all: the run writes into the partitions in place
-    changes = writes_changes(start, today, swapped=fresh is not None)
+    changes = _writes_changes(start, today, swapped=fresh is not None)
     _delete_from(system, start, swapped=fresh is not None, changes=changes)
     keys = _Keys()
     reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
@@ -323,14 +335,12 @@ def _recalculate(
     tables = fresh.tables if fresh else {}
     if fresh:
         fresh.begin()
-    output = _Output(system, keys, tables)
+    output = _Output(system, keys, tables, start=start, changes=changes)
     try:  # before the COPY holds the connection: a game no run can rate fails the run here, its event named
         replayable(games, config, start=start, until=today)
     except UnratableGame as error:
         raise error.naming(record_selectors.event_name(pk=error.game.event_id)) from None
-    rows = ChangedRows(CalculationRow, ROW_FIELDS, where="system_id = %s AND chunk >= %s", params=[system.pk, start]) if (
-        changes) else BulkWriter(CalculationRow, ROW_FIELDS, table=tables.get(CalculationRow), freeze=CalculationRow in tables)
-    with rows:
+    with output.writer(CalculationRow, ROW_FIELDS, "system_id = %s AND chunk >= %s", [system.pk, start]) as rows:
         for chunk in replay(
             module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
             complete=complete_list(today), progress=progress,
@@ -343,7 +353,7 @@ def _recalculate(
                 ))
     clock.lap(f"replayed, {rows.count} calculation rows written" + (
         f" ({rows.kept} as they were kept, {rows.deleted} replaced)" if isinstance(rows, ChangedRows) else ""))
-    written = rows.count + output.save(start, changes=changes)
+    written = rows.count + output.save()
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
     EngineCheckpoint.objects.filter(pk__in=stale).delete()
     clock.lap(f"summaries, lists, current ratings and {len(output.checkpoints)} checkpoints written")

@@ -22,7 +22,7 @@ from ratings.models import (
     RatingListEntry,
     RatingSystem,
 )
-from ratings.replay import Chunk, Entries, months_between
+from ratings.replay import Chunk, Entries
 from tournaments.models import Race, Variant
 
 ROW_FIELDS = [
@@ -53,25 +53,10 @@ CURRENT_FIELDS = [
 ]
 
 
-def writes_changes(start: dt.date | None, today: dt.date, *, swapped: bool) -> bool:
-    """Whether a run from `start` writes only what changed (ChangedRows) instead of deleting
-    everything from there on and writing it again: one from a checkpoint of the last months, on
-    PostgreSQL. An event at the end replays its month; its rows, summaries and lists are mostly
-    what is stored already. A longer replay changes most of what it makes (the ratings of every
-    game after the event move), and holding its rows to compare would cost memory."""
-    return (
-        start is not None and not swapped and connection.vendor == "postgresql"
-        and months_between(start, today) <= CHANGES_ONLY_MONTHS
-    )
-
-
-CHANGES_ONLY_MONTHS = 3
-
-
 def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool, changes: bool = False) -> None:
     """Delete what the run will write again. `swapped`: entries, rows and summaries are replaced
-    whole by fresh partitions instead; `changes` (writes_changes): they, and the lists, are
-    rewritten where they changed, after the replay. Tables in the order of partitions.PARTITIONED
+    whole by fresh partitions instead; `changes` (execution._writes_changes): they, and the lists,
+    are rewritten where they changed, after the replay. Tables in the order of partitions.PARTITIONED
     (lock order)."""
     rows = CalculationRow.objects.filter(system=system)
     summaries = PeriodSummary.objects.filter(system=system)
@@ -261,13 +246,22 @@ class _Output:
     runs; summaries, lists, current ratings and checkpoints are kept until it ends and the
     connection is free again."""
 
-    def __init__(self, system: RatingSystem, keys: _Keys, tables: dict):
+    def __init__(self, system: RatingSystem, keys: _Keys, tables: dict, *, start: dt.date | None, changes: bool = False):
         self.system, self.sid, self.keys = system, system.pk, keys
         self.tables = tables  # model -> the fresh table it is written to, when not its own
+        self.start = start  # the checkpoint the run replays from (None: the first game)
+        self.changes = changes  # write only what differs from what is stored from `start` on (ChangedRows)
         self.summaries: dict[str, list[tuple]] = {}  # period label -> its latest summaries
         self.lists: list[tuple[RatingList, Entries]] = []
         self.current: Entries | None = None
         self.checkpoints: list[tuple] = []  # CHECKPOINT_FIELDS
+
+    def writer(self, model: type[models.Model], fields: list[str], where: str, params: list) -> BulkWriter | ChangedRows:
+        """Where the run writes `model`'s rows: the changes to those `where` selects (ChangedRows),
+        or all of them by COPY (into its fresh table, if it has one)."""
+        if self.changes:
+            return ChangedRows(model, fields, where=where, params=params)
+        return BulkWriter(model, fields, table=self.tables.get(model), freeze=model in self.tables)
 
     def add(self, chunk: Chunk, rows: BulkWriter | ChangedRows) -> None:
         sid, keys, chunk_date = self.sid, self.keys, chunk.start
@@ -286,37 +280,21 @@ class _Output:
         else:
             self.current = chunk.entries
 
-    def save(self, start: dt.date | None, *, changes: bool = False) -> int:
-        """Write what the replay made; `changes`: only where it differs from what is stored from
-        `start` on (writes_changes)."""
-        system = self.system
+    def save(self) -> int:
+        system, start = self.system, self.start
         if start is not None:  # summaries of events that were open at the checkpoint, now summarised again
             PeriodSummary.objects.filter(system=system, period__in=list(self.summaries), chunk__lt=start).delete()
-        tables = self.tables
-        summaries = (v for values in self.summaries.values() for v in values)
-        if changes:
-            with ChangedRows(PeriodSummary, SUMMARY_FIELDS, where="system_id = %s AND chunk >= %s",
-                             params=[self.sid, start]) as changed:
-                changed.write(summaries)
-            written = changed.count
-        else:
-            written = bulk_insert(
-                PeriodSummary, SUMMARY_FIELDS, summaries, table=tables.get(PeriodSummary), freeze=PeriodSummary in tables,
-            )
-        saved = self._saved_lists(start) if changes else RatingList.objects.bulk_create(
+        with self.writer(PeriodSummary, SUMMARY_FIELDS, "system_id = %s AND chunk >= %s", [self.sid, start]) as summaries:
+            summaries.write(v for values in self.summaries.values() for v in values)
+        saved = self._saved_lists(start) if self.changes else RatingList.objects.bulk_create(
             [rating_list for rating_list, _ in self.lists])
-        entry_values = (
-            (rating_list.pk, *values)
-            for rating_list, (_, entries) in zip(saved, self.lists) for values in entry_rows(self.sid, entries, self.keys)
-        )
-        if changes:
-            with ChangedRows(RatingListEntry, ENTRY_FIELDS, where="system_id = %s AND rating_list_id = ANY(%s)",
-                             params=[self.sid, [rating_list.pk for rating_list in saved]]) as changed:
-                changed.write(entry_values)
-            written += changed.count
-        else:
-            written += bulk_insert(RatingListEntry, ENTRY_FIELDS, entry_values, table=tables.get(RatingListEntry),
-                                   freeze=RatingListEntry in tables)
+        with self.writer(RatingListEntry, ENTRY_FIELDS, "system_id = %s AND rating_list_id = ANY(%s)",
+                         [self.sid, [rating_list.pk for rating_list in saved]]) as entries:
+            entries.write(
+                (rating_list.pk, *values)
+                for rating_list, (_, listed) in zip(saved, self.lists) for values in entry_rows(self.sid, listed, self.keys)
+            )
+        written = summaries.count + entries.count
         written += _replace_current(system, self.current, self.keys, full=start is None)
         # COPY: megabytes of state each, which an INSERT would send and parse as hex text
         bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)

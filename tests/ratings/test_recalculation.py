@@ -155,16 +155,11 @@ def test_a_recalculation_made_to_fail_midway_leaves_everything_as_before(monkeyp
     run("elo")
     stored = everything("elo")
     checkpoints = list(EngineCheckpoint.objects.values_list("as_of", flat=True))
-    calls = {"n": 0}
-    real = storage.bulk_insert
 
-    def failing(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:  # summaries and list entries written, current ratings next
-            raise RuntimeError("disk full")
-        return real(*args, **kwargs)
+    def failing(*args, **kwargs):  # summaries and list entries written, current ratings next
+        raise RuntimeError("disk full")
 
-    monkeypatch.setattr(storage, "bulk_insert", failing)
+    monkeypatch.setattr(storage, "_replace_current", failing)
     with pytest.raises(RuntimeError, match="disk full"):
         run("elo")
     failed = RecalculationRun.objects.order_by("-id").first()
