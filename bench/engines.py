@@ -286,7 +286,7 @@ def main(argv=None) -> None:
     bare = _bare_inputs(columns, elo)
     methods += [
         ("naf_elo compiled (columns)", lambda gs: _row_columns(compiled.run_columns(columns, elo)), ""),
-        ("naf_elo compiled (rows)", lambda gs: compiled.run_history(gs, elo), ""),
+        ("naf_elo compiled (rows)", lambda gs: _as_objects(compiled.run_history(gs, elo)), ""),
         ("bare compiled Elo loop", lambda gs: _bare_run(bare), "no rows"),
     ]
     # Glicko compiled (rating_engines/glicko/compiled.py) per race and Global Glicko, the same way;
@@ -364,6 +364,11 @@ def _timed(run, *args):
     began = time.perf_counter()
     result = run(*args)
     return time.perf_counter() - began, result
+
+
+def _as_objects(result):
+    """run_history's result with its rows as CalculationRow objects (the compiled path hands them out as columns)."""
+    return SimpleNamespace(rows=list(result.rows), summaries=result.summaries, state=result.state)
 
 
 def _row_columns(out):

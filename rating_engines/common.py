@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, fields
 from datetime import date, datetime
@@ -199,6 +199,52 @@ class CalculationRow:
     depot_date: date | None = None  # KNSB: the list date at which the game entered the depot
     opponent_phi: float | None = None
     g: float | None = None
+
+
+class RowColumns(Sequence[CalculationRow]):
+    """Calculation rows as columns: each CalculationRow field a list of one value a row, or absent
+    where every row holds the field's default. An engine's compiled path hands its rows out so:
+    the recalculation writes them (storage) and folds them into the lists (replay.apply_chunk)
+    from the columns, without an object a row; anything else sees CalculationRow objects."""
+
+    __slots__ = ("_columns", "_length", "_rows")
+
+    def __init__(self, length: int, columns: Mapping[str, list[Any]]):
+        check_fields(CalculationRow, columns)
+        self._length = length
+        self._columns = dict(columns)
+        self._rows: list[CalculationRow] | None = None
+
+    def column(self, name: str) -> Iterable[Any]:
+        """The field's values, one a row (a repeat of its default where the rows leave it unset)."""
+        values = self._columns.get(name)
+        if values is not None:
+            return values
+        return repeat(_ROW_DEFAULTS[name], self._length)
+
+    def _objects(self) -> list[CalculationRow]:
+        if self._rows is None:
+            self._rows = build_many(CalculationRow, self._columns) if self._length else []
+        return self._rows
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[CalculationRow]:
+        return iter(self._objects())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._objects()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (RowColumns, list)):
+            return self._objects() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_ROW_DEFAULTS = {f.name: f.default for f in fields(CalculationRow) if f.default is not MISSING}
 
 
 @dataclass(slots=True)

@@ -16,14 +16,14 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from itertools import repeat
-from operator import truediv
+from itertools import compress, count, repeat
+from operator import attrgetter, is_not, methodcaller, truediv
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from ..common import AWAY, HOME, CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason, build_many, run_in_order
+from ..common import AWAY, HOME, CountingRule, GameRecord, PeriodSummary, Reason, RowColumns, build_many, run_in_order
 from .config import EloConfig
 from .history import _check_play_order
 from .state import EloResult, EloState, EventTally, KeyTotals, RatingKey
@@ -70,34 +70,51 @@ class GameColumns:
         return len(self.game_id)
 
 
+def _first_seen(values: Iterable[Any], n: int) -> tuple[np.ndarray, list[Any]]:
+    """Each value's index among the distinct values in order of first appearance, and those values:
+    a dict's setdefault against a counter (C-level), then the counters renumbered."""
+    seen: dict[Any, int] = {}
+    codes = np.fromiter(map(seen.setdefault, values, count()), dtype=np.int64, count=n)
+    firsts = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))  # ascending: first appearances
+    return np.searchsorted(firsts, codes), list(seen)
+
+
+def _column(games: list[GameRecord], name: str) -> list[Any]:
+    return list(map(attrgetter(name), games))
+
+
 def columns_of(games: list[GameRecord], config: EloConfig) -> GameColumns:
-    """Read `games` (in play order) once into columns."""
+    """Read `games` (in play order) once into columns: one C-level pass a field, no Python loop a game."""
+    n = len(games)
+    home, away, variant, played_at = (_column(games, name) for name in ("home", "away", "variant", "played_at"))
+    home_race, away_race = _column(games, "home_race"), _column(games, "away_race")
+    races = (home_race, away_race) if config.per_race else (repeat(None, n), repeat(None, n))
+    # keys numbered in order of first appearance, each game's home side before its away side (none for a bye)
+    sides: list[Any] = [None] * (2 * n)
+    sides[0::2] = zip(home, races[0], variant)
+    sides[1::2] = zip(away, races[1], variant)
+    present = np.ones(2 * n, dtype=np.bool_)
+    present[1::2] = np.fromiter(map(is_not, away, repeat(None)), dtype=np.bool_, count=n)
+    key_of_side = np.full(2 * n, -1, dtype=np.int64)
+    key_of_side[present], keys = _first_seen(compress(sides, present), int(np.count_nonzero(present)))
+    events, event_ids = _first_seen(_column(games, "event_id"), n)
+    event_end = _column(games, "event_end")
+    end_of = {day: _NO_END if day is None else day.toordinal() for day in set(event_end)}
     exclusion = CountingRule.of(config).exclusion
-    per_race = config.per_race
-    key_index: dict[RatingKey, int] = {}
-    event_index: dict[int, int] = {}
-    home_keys, away_keys, events, ends = [], [], [], []
-    for g in games:
-        home_keys.append(key_index.setdefault((g.home, g.home_race if per_race else None, g.variant), len(key_index)))
-        away_keys.append(-1 if g.away is None else
-                         key_index.setdefault((g.away, g.away_race if per_race else None, g.variant), len(key_index)))
-        events.append(event_index.setdefault(g.event_id, len(event_index)))
-        ends.append(_NO_END if g.event_end is None else g.event_end.toordinal())
     return GameColumns(
-        game_id=np.array([g.game_id for g in games], dtype=np.int64),
-        day=np.array([g.played_at.date().toordinal() for g in games], dtype=np.int64),
-        event=np.array(events, dtype=np.int64),
-        event_end=np.array(ends, dtype=np.int64),
-        home_key=np.array(home_keys, dtype=np.int64),
-        away_key=np.array(away_keys, dtype=np.int64),
-        home_score=np.array([g.home_score for g in games], dtype=np.float64),
-        conceded=np.array([_CONCEDED[g.conceded_by] for g in games], dtype=np.int8),
-        coaches=np.array([g.event_coaches for g in games], dtype=np.int64),
-        major=np.array([g.major for g in games], dtype=np.bool_),
-        reason=np.array([_REASON_CODE[exclusion(g)] for g in games], dtype=np.int8),
-        event_ids=list(event_index), keys=list(key_index), played_at=[g.played_at for g in games],
-        home=[g.home for g in games], away=[g.away for g in games], home_race=[g.home_race for g in games],
-        away_race=[g.away_race for g in games], variant=[g.variant for g in games],
+        game_id=np.fromiter(map(attrgetter("game_id"), games), dtype=np.int64, count=n),
+        day=np.fromiter(map(methodcaller("toordinal"), played_at), dtype=np.int64, count=n),
+        event=events,
+        event_end=np.fromiter(map(end_of.__getitem__, event_end), dtype=np.int64, count=n),
+        home_key=key_of_side[0::2].copy(),
+        away_key=key_of_side[1::2].copy(),
+        home_score=np.fromiter(map(attrgetter("home_score"), games), dtype=np.float64, count=n),
+        conceded=np.fromiter(map(_CONCEDED.__getitem__, map(attrgetter("conceded_by"), games)), dtype=np.int8, count=n),
+        coaches=np.fromiter(map(attrgetter("event_coaches"), games), dtype=np.int64, count=n),
+        major=np.fromiter(map(attrgetter("major"), games), dtype=np.bool_, count=n),
+        reason=np.fromiter(map(_REASON_CODE.__getitem__, map(exclusion, games)), dtype=np.int8, count=n),
+        event_ids=event_ids, keys=keys, played_at=played_at,
+        home=home, away=away, home_race=home_race, away_race=away_race, variant=variant,
     )
 
 
@@ -298,8 +315,8 @@ class ColumnsResult:
     first_rated: np.ndarray  # per key the row (2·game + side) that first rated it here, else −1
     n_slots: int
 
-    def rows(self) -> list[CalculationRow]:
-        """The calculation rows, two a game (one a bye), as run_history gives them."""
+    def rows(self) -> RowColumns:
+        """The calculation rows, two a game (one a bye), as run_history gives them, as columns."""
         g = self.games
         n = len(g)
         counted = g.reason == 0
@@ -331,9 +348,10 @@ class ColumnsResult:
         w_home = np.where(conceded, np.where(g.conceded == 1, 0.0, 1.0), raw)
         labels = np.array(self.labels, dtype=object)[self.seg_of_game]
         reasons = np.array(REASONS, dtype=object)[g.reason]
-        return build_many(CalculationRow, {
+        count = int(np.count_nonzero(keep))
+        return RowColumns(count, {
             "game_id": pair(g.game_id, g.game_id, np.int64), "side": pair(HOME, AWAY),
-            "coach": pair(g.home, g.away), "race": pair(g.home_race, g.away_race) if per_race else repeat(None),
+            "coach": pair(g.home, g.away), "race": pair(g.home_race, g.away_race) if per_race else [None] * count,
             "variant": pair(g.variant, g.variant), "opponent": pair(g.away, g.home),
             "opponent_race": pair(g.away_race, g.home_race), "played_at": pair(g.played_at, g.played_at),
             "period": pair(labels, labels), "w": pair(w_home, 1.0 - w_home, np.float64),

@@ -5,6 +5,7 @@ as they are, or stored checkpoints no longer load.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from itertools import repeat
@@ -65,7 +66,7 @@ class EloState:
 @dataclass
 class EloResult:
     state: EloState
-    rows: list[CalculationRow]
+    rows: Sequence[CalculationRow]  # a list, or RowColumns from the compiled path
     summaries: list[PeriodSummary]
 
 

@@ -14,11 +14,14 @@ from rating_engines.common import (
     AWAY,
     BYE,
     FORFEIT,
+    HOME,
+    CalculationRow,
     Correction,
     CountingRule,
     GameRecord,
     PeriodSummary,
     Reason,
+    RowColumns,
     check_fields,
     paused_gc,
     round_half_away,
@@ -197,3 +200,32 @@ def test_a_game_pickled_by_its_field_names_still_loads():
     assert g == _recorded_game()
     assert (depot_entry.game, depot_entry.side, depot_entry.rc, depot_entry.list_month, depot_entry.bootstrap) == (
         g, "home", 1500.0, 290, True)
+
+
+ROWS = [
+    CalculationRow(7, HOME, 1, "orc", "bb2020", 2, "elf", datetime(2022, 3, 5, 10), "event:3", 1.0, True,
+                   r0=150.0, rc=140.0, we=0.58, k=10.0, rt=4.2),
+    CalculationRow(7, AWAY, 2, "elf", "bb2020", 1, "orc", datetime(2022, 3, 5, 10), "event:3", 0.0, True,
+                   r0=140.0, rc=150.0, we=0.42, k=10.0, rt=-4.2),
+    CalculationRow(8, HOME, 3, "orc", "bb2020", None, None, datetime(2022, 3, 5, 13), "event:3", 1.0, False,
+                   reason=Reason.BYE),
+]
+
+
+def as_columns(rows, leave_out=()):
+    names = [f for f in CalculationRow.__dataclass_fields__ if f not in leave_out]
+    return RowColumns(len(rows), {name: [getattr(row, name) for row in rows] for name in names})
+
+
+def test_row_columns_are_the_rows_they_hold_with_defaults_for_the_fields_left_out():
+    columns = as_columns(ROWS, leave_out=("wx", "list_date", "depot_date", "opponent_phi", "g"))
+    assert len(columns) == 3 and list(columns) == ROWS and columns[2] == ROWS[2]
+    assert columns == ROWS and columns != ROWS[:2] and columns == as_columns(ROWS)
+    assert list(columns.column("wx")) == [None, None, None]
+    for name in ("game_id", "reason", "rt", "g", "played_at"):
+        assert list(columns.column(name)) == [getattr(r, name) for r in ROWS]
+
+
+def test_row_columns_refuse_a_field_calculation_rows_do_not_have():
+    with pytest.raises(ValueError, match="CalculationRow: unknown parameter.*rating"):
+        RowColumns(1, {"rating": [1.0]})
