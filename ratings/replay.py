@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, eq, methodcaller
 from typing import Any
 
 import numpy as np
 
 from rating_engines import glicko
-from rating_engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason
+from rating_engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason, RowColumns
 from rating_engines.protocol import Engine, LateResults
 from tournaments.rules import FIRST_PLAY_DATE, last_play_date
 
@@ -120,16 +122,16 @@ class Board:
         self.effective_day[rows] = [d.toordinal() for d in days]
         self.effective_month[rows] = [d.year * 12 + d.month for d in days]
 
-    def count_games(self, tallies: dict) -> None:
-        """Add counted results (key -> [wins, draws, losses, last played])."""
-        if not tallies:
+    def count_results(self, rows: np.ndarray, w: np.ndarray, sign: np.ndarray, day: np.ndarray) -> None:
+        """Add results to the record of the keys at `rows` (one entry a game, repeated as they come):
+        a win for W 1, a loss for W 0, else a draw, taken off where `sign` is -1; `day` (an ordinal)
+        moves each key's last game forward."""
+        if not len(rows):
             return
-        rows = np.fromiter((self.index[key] for key in tallies), dtype=np.int64, count=len(tallies))
-        wins, draws, losses, last = zip(*tallies.values())
-        self.wins[rows] += wins
-        self.draws[rows] += draws
-        self.losses[rows] += losses
-        self.last_played[rows] = np.maximum(self.last_played[rows], [d.toordinal() for d in last])
+        size = len(self.wins)
+        for column, outcome in ((self.wins, w == 1.0), (self.losses, w == 0.0), (self.draws, (w != 1.0) & (w != 0.0))):
+            column += np.bincount(rows[outcome], weights=sign[outcome], minlength=size).astype(np.int64)
+        np.maximum.at(self.last_played, rows, day)
 
     def standing(self, on: dt.date, rules: ListRules) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
         """(value, phi, active) of every key on `on`: Glicko phi grows by the closed form of
@@ -241,7 +243,7 @@ class ListEntry:
 class Chunk:
     start: dt.date  # the month start it replays from (the first game's month for the first chunk)
     end: dt.date  # a month start (list date), or the run's last day
-    rows: list  # CalculationRow
+    rows: Sequence[CalculationRow]  # a list, or the engine's RowColumns
     summaries: list  # PeriodSummary
     entries: Entries  # the list's, when `end` is a list date; every key's current rating otherwise
     games: int
@@ -273,8 +275,30 @@ def months_before(on: dt.date, months: int) -> dt.date:
     return dt.date(index // 12, index % 12 + 1, min(on.day, 28))
 
 
+_DAY = methodcaller("toordinal")  # a datetime's date, as an ordinal
+
+
+def _row_columns(rows: Sequence[CalculationRow]) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What a chunk's lists take from its rows, as columns: each row's key, counted, W, whether it
+    takes a result back (a KNSB correction) and its day of play (ordinal). RowColumns are read as
+    they are; objects in one pass (cheaper than a map a field)."""
+    n = len(rows)
+    if isinstance(rows, RowColumns):
+        keys = list(zip(rows.column("coach"), rows.column("race"), rows.column("variant")))
+        counted, w, reason, played_at = (rows.column(name) for name in ("counted", "w", "reason", "played_at"))
+    else:
+        keys = [(r.coach, r.race, r.variant) for r in rows]
+        counted, w, reason, played_at = ([r.counted for r in rows], [r.w for r in rows], [r.reason for r in rows],
+                                         [r.played_at for r in rows])
+    return (
+        keys, np.fromiter(counted, dtype=bool, count=n), np.fromiter(w, dtype=np.float64, count=n),
+        np.fromiter(map(eq, reason, repeat(Reason.REVERSED)), dtype=bool, count=n),
+        np.fromiter(map(_DAY, played_at), dtype=np.int64, count=n),
+    )
+
+
 def apply_chunk(
-    board: Board, rows: list[CalculationRow], summaries: list[PeriodSummary], ratings: Mapping[Any, float] | None = None,
+    board: Board, rows: Sequence[CalculationRow], summaries: list[PeriodSummary], ratings: Mapping[Any, float] | None = None,
 ) -> dict:
     """Fold a chunk's summaries and counted games into the board; returns (games counted, played) per key:
     the chunk's rows, but for a start rating from a depot the games it rests on and every game
@@ -286,25 +310,15 @@ def apply_chunk(
     latest = {(s.coach, s.race, s.variant): s for s in summaries}
     board.add([key for key in latest if key not in board.index])
     board.set_summaries(latest, ratings)
-    index = board.index
-    played: dict = {}
-    tallies: dict = {}
-    for row in rows:
-        key = (row.coach, row.race, row.variant)
-        reverses = row.reason == Reason.REVERSED  # a KNSB correction takes an old result back
-        counted, seen = played.get(key, (0, 0))
-        if not reverses:
-            played[key] = (counted + row.counted, seen + 1)
-        if not (row.counted or reverses) or key not in index:  # not rated yet (a KNSB depot game)
-            continue
-        tally = tallies.get(key)
-        if tally is None:
-            tally = tallies[key] = [0, 0, 0, row.played_at.date()]
-        tally[0 if row.w == 1.0 else 2 if row.w == 0.0 else 1] += -1 if reverses else 1
-        day = row.played_at.date()
-        if day > tally[3]:
-            tally[3] = day
-    board.count_games(tallies)
+    keys, counted, w, reverses, day = _row_columns(rows)
+    # a row taking a result back (KNSB) is neither a game played nor counted; its result comes off the record
+    kept = ~reverses
+    seen = Counter(compress(keys, kept))
+    counts = Counter(compress(keys, counted & kept))
+    played: dict = {key: (counts.get(key, 0), games) for key, games in seen.items()}
+    at = np.fromiter(map(board.index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    tallied = (counted | reverses) & (at >= 0)  # a key not rated yet (a KNSB depot game) has no record
+    board.count_results(at[tallied], w[tallied], np.where(reverses[tallied], -1, 1), day[tallied])
     for s in summaries:
         if s.is_start and s.rl is None:  # a KNSB start rating: Nt and Gt of its depot (seed 004)
             played[(s.coach, s.race, s.variant)] = (s.nt, s.games_played)
@@ -601,7 +615,7 @@ def replay(
         # The ledger owns its engine state, so the engine may update it without a copy per month.
         result = module.run_history(chunk_games, config, ledger.engine_state, in_place=True)
         closed = module.close_periods(result.state, config, end, in_place=True)
-        rows = [*result.rows, *closed.rows]
+        rows = [*result.rows, *closed.rows] if closed.rows else result.rows  # RowColumns stay columns
         summaries = [*result.summaries, *closed.summaries]
         ledger.engine_state = closed.state
         ledger.games += len(chunk_games)

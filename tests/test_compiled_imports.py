@@ -26,3 +26,9 @@ def test_the_web_process_does_not_load_numba():
 
 def test_the_compiled_path_does():
     assert loaded_after("import rating_engines.naf_elo.compiled") == "['llvmlite', 'numba']"
+
+
+def test_a_short_replay_does_not_and_a_long_one_does():
+    pick = "from rating_engines import methods; methods.for_replay(methods.NAF_ELO, {})"
+    assert loaded_after(pick.format("methods.COMPILED_FROM_GAMES - 1")) == "[]"
+    assert loaded_after(pick.format("methods.COMPILED_FROM_GAMES")) == "['llvmlite', 'numba']"

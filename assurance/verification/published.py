@@ -29,6 +29,7 @@ from assurance.verification.differences import Differences
 from assurance.verification.stored import _number
 from assurance.verification.tables import REPLAY_TOLERANCE, _close
 from audit.models import Action, AuditRecord
+from rating_engines import methods
 from rating_engines.common import CountingRule, GameRecord
 from ratings.configuration import list_rules
 from ratings.models import Publication, RatingSystem, RecalculationRun, RunStatus, Trigger
@@ -251,7 +252,7 @@ class _Publications:
                 by_date[publication.date].append(publication)
             complete = {day: pubs[-1].complete for day, pubs in by_date.items()}
             for chunk in replay(
-                self.module, self.config, record, Ledger(), start=None, until=until, rules=self.rules,
+                methods.for_replay(self.module, len(record)), self.config, record, Ledger(), start=None, until=until, rules=self.rules,
                 per_race=self.system.per_race, complete=lambda day, known=complete: known.get(day, False),
             ):
                 if chunk.is_list and chunk.end in by_date:

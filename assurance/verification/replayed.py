@@ -28,6 +28,7 @@ from assurance.verification.tables import (
     _micro,
     _packed,
 )
+from rating_engines import methods
 from rating_engines.common import AWAY
 from ratings.configuration import list_rules
 from ratings.replay import Ledger, replay
@@ -123,7 +124,7 @@ class _Replayed:
 def _replay(system, module, config, games, today: dt.date, lists: dict, keys: _Keys, codes: dict) -> _Replayed:
     out = _Replayed(keys, codes)
     for chunk in replay(
-        module, config, games, Ledger(), start=None, until=today, rules=list_rules(system, config),
+        methods.for_replay(module, len(games)), config, games, Ledger(), start=None, until=today, rules=list_rules(system, config),
         per_race=system.per_race, complete=lambda day: day not in lists or lists[day].complete,
     ):
         out.add(chunk)

@@ -15,6 +15,7 @@ import lz4.frame
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from rating_engines import methods
 from rating_engines.common import paused_gc
 from ratings import partitions, selectors, signals
 from ratings.bulk import ChangedRows
@@ -340,9 +341,12 @@ def _recalculate(
         replayable(games, config, start=start, until=today)
     except UnratableGame as error:
         raise error.naming(record_selectors.event_name(pk=error.game.event_id)) from None
+    engine = methods.for_replay(module, len(games))
+    if engine is not module:
+        log.append("the games rated by the engine's compiled history")
     with output.writer(CalculationRow, ROW_FIELDS, "system_id = %s AND chunk >= %s", [system.pk, start]) as rows:
         for chunk in replay(
-            module, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
+            engine, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
             complete=complete_list(today), progress=progress,
         ):
             output.add(chunk, rows)

@@ -1,14 +1,21 @@
 """The month-by-month replay's lists: ranks from the board's columns, complete lists and movements."""
 import datetime as dt
 import pickle
+from dataclasses import replace
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rating_engines import knsb, naf_elo
-from rating_engines.common import Correction, GameRecord
-from ratings.replay import Board, Ledger, ListRules, replay
+from rating_engines import knsb, methods, naf_elo
+from rating_engines.common import CalculationRow, Correction, GameRecord, PeriodSummary, Reason
+from rating_engines.naf_elo import compiled
+from rating_engines.protocol import LateResults
+from ratings.replay import Board, Ledger, ListRules, apply_chunk, next_month, replay
+from tests.engines.test_common import as_columns
+from tests.engines.test_naf_elo_fast_path import DAY as ELO_DAY
+from tests.engines.test_naf_elo_fast_path import configs as elo_configs
+from tests.engines.test_naf_elo_fast_path import histories as elo_histories
 
 RACES = ["orc", "human", None]
 VARIANTS = ["blood-bowl-2020", "blood-bowl-2016"]
@@ -206,6 +213,68 @@ def test_a_knsb_run_from_a_checkpoint_gives_the_lists_of_a_run_from_scratch(game
     assert resumed == scratch
 
 
+def stretched(games: list[GameRecord], weeks_a_day: int) -> list[GameRecord]:
+    """The games with every day since the first stretched to `weeks_a_day` weeks: a few months of play."""
+    def later(day):
+        return day + (day - ELO_DAY.date()) * (7 * weeks_a_day - 1)
+    out = []
+    for g in games:
+        played = dt.datetime.combine(later(g.played_at.date()), g.played_at.time())
+        out.append(replace(g, played_at=played, event_end=g.event_end and later(g.event_end)))
+    return sorted(out, key=lambda g: (g.played_at, g.game_id))
+
+
+def chunk_figures(chunks) -> list:
+    return [(c.start, c.end, c.rows, c.summaries, list(c.entries), c.games, c.rated, c.ranked, c.starters)
+            for c in chunks]
+
+
+@settings(max_examples=60, deadline=None)
+@given(elo_histories(), elo_configs, st.integers(1, 3), st.integers(0, 40))
+def test_a_long_replay_runs_naf_elos_compiled_history_to_the_same_chunks(games, config, weeks, checkpoint_at):
+    """A replay of COMPILED_FROM_GAMES games or more runs the compiled history, month by month from
+    the ledger's state: every chunk (rows, summaries, list entries, counts) is the Python history's,
+    from scratch and from a checkpoint taken after any month."""
+    games = stretched(games, weeks)
+    until = next_month(games[-1].played_at.date()) + dt.timedelta(days=3)
+    rules = ListRules(glicko=False, inactive_after_months=2)
+    long = methods.for_replay(naf_elo, methods.COMPILED_FROM_GAMES)
+    assert long is not naf_elo and long.run_history is compiled.run_history
+
+    def run(module, ledger, start, games):
+        return list(replay(module, config, games, ledger, start=start, until=until, rules=rules,
+                           per_race=config.per_race, complete=lambda day: day.month % 2 == 0))
+
+    theirs, ours = Ledger(), Ledger()
+    expected = run(naf_elo, theirs, None, games)
+    assert chunk_figures(run(long, ours, None, games)) == chunk_figures(expected)
+    assert ours.engine_state == theirs.engine_state and ours.games == theirs.games
+    # from the ledger as it stood after some month's list (a checkpoint), the months after it
+    lists = [c.end for c in expected if c.is_list]
+    if lists:
+        start = lists[checkpoint_at % len(lists)]
+        ledger = Ledger()
+        for chunk in replay(naf_elo, config, games, ledger, start=None, until=until, rules=rules,
+                            per_race=config.per_race, complete=lambda day: day.month % 2 == 0):
+            if chunk.end == start:
+                checkpoint = pickle.dumps(ledger)
+        later = [g for g in games if g.played_at.date() >= start]
+        resumed = run(long, pickle.loads(checkpoint), start, later)
+        assert chunk_figures(resumed) == chunk_figures(run(naf_elo, pickle.loads(checkpoint), start, later))
+        assert chunk_figures(resumed) == chunk_figures([c for c in expected if c.start >= start])
+
+
+def test_a_short_replay_keeps_the_python_history_and_other_methods_theirs():
+    from rating_engines import glicko
+
+    assert methods.for_replay(naf_elo, methods.COMPILED_FROM_GAMES - 1) is naf_elo
+    for module in (glicko, knsb):
+        assert methods.for_replay(module, 10 * methods.COMPILED_FROM_GAMES) is module
+    long = methods.for_replay(naf_elo, methods.COMPILED_FROM_GAMES)
+    assert (long.close_periods, long.current_ratings) == (naf_elo.close_periods, naf_elo.current_ratings)
+    assert not isinstance(long, LateResults)
+
+
 def test_the_recalculation_maps_each_method_to_its_engine_module():
     from rating_engines import glicko
     from ratings.configuration import engine
@@ -214,3 +283,43 @@ def test_the_recalculation_maps_each_method_to_its_engine_module():
     assert engine(Method.NAF_ELO) == (naf_elo, naf_elo.EloConfig)
     assert engine(Method.GLICKO) == (glicko, glicko.GlickoConfig)
     assert engine(Method.KNSB) == (knsb, knsb.KnsbConfig)
+
+
+def reference_record(rows, rated):
+    """Each rated key's wins, draws, losses and last day, and every key's (counted, played), row by row."""
+    played, record = {}, {}
+    for row in rows:
+        key = (row.coach, row.race, row.variant)
+        reverses = row.reason == Reason.REVERSED
+        if not reverses:
+            counted, seen = played.get(key, (0, 0))
+            played[key] = (counted + row.counted, seen + 1)
+        if (row.counted or reverses) and key in rated:
+            wins, draws, losses, last = record.get(key, (0, 0, 0, -1))
+            sign = -1 if reverses else 1
+            outcome = (sign if row.w == 1.0 else 0, sign if row.w not in (0.0, 1.0) else 0, sign if row.w == 0.0 else 0)
+            record[key] = (wins + outcome[0], draws + outcome[1], losses + outcome[2], max(last, row.played_at.toordinal()))
+    return played, record
+
+
+calculation_rows = st.lists(st.builds(
+    lambda coach, race, w, counted, reason, day: CalculationRow(
+        1, "home", coach, race, VARIANTS[0], 2, "orc", dt.datetime(2024, 3, day, 10), "p", w, counted, reason),
+    st.integers(1, 4), st.sampled_from(RACES), st.sampled_from([0.0, 0.5, 1.0]), st.booleans(),
+    st.sampled_from([None, None, Reason.REVERSED, Reason.IN_DEPOT]), st.integers(1, 28),
+), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(calculation_rows, st.sets(st.tuples(st.integers(1, 4), st.sampled_from(RACES))), st.booleans())
+def test_a_chunks_rows_go_on_the_record_of_each_rated_key_as_counted_row_by_row(rows, rated, columns):
+    """Wins, draws and losses of the rated keys' counted games (a result taken back comes off),
+    their last day of play, and every key's games counted and played (a result taken back is neither)."""
+    board = Board()
+    summaries = [PeriodSummary(coach, race, VARIANTS[0], "p", dt.date(2024, 3, 1), None, 150.0) for coach, race in sorted(rated, key=str)]
+    played = apply_chunk(board, as_columns(rows) if columns else rows, summaries)
+    expected_played, expected_record = reference_record(rows, {(c, r, VARIANTS[0]) for c, r in rated})
+    assert played == expected_played and list(played) == list(expected_played)
+    record = {key: (int(board.wins[i]), int(board.draws[i]), int(board.losses[i]), int(board.last_played[i]))
+              for key, i in board.index.items()}
+    assert record == {key: expected_record.get(key, (0, 0, 0, -1)) for key in board.index}
