@@ -208,9 +208,13 @@ def _elo_games_between(system: RatingSystem, spans: dict, *, exclude: str) -> di
         return {}
     first = min(span[0][0] for span in spans.values())
     last = max(span[1][0] for span in spans.values())
+    # through the games played in the window as well as the coaches: for a weekend event the planner
+    # takes the few hundred games of those days by their index, not every row of every coach in it
+    played_between = Game.objects.filter(played_at__range=(first, last)).values("pk")
     rows = (
         CalculationRow.objects.filter(
             system=system, coach_id__in={key[0] for key in spans}, counted=True, played_at__range=(first, last),
+            game_id__in=played_between,
         )
         .exclude(period=exclude)
         .values_list("coach_id", "race_id", "variant_id", "played_at", "game_id", "period", "r0", "rt")
