@@ -15,7 +15,8 @@ from typing import NamedTuple
 
 from django.template.loader import render_to_string
 from django.templatetags.static import static
-from django.utils.safestring import SafeString
+from django.utils.html import conditional_escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_lazy
 from django_countries import countries
 
@@ -62,6 +63,17 @@ class Line:
     dash: str
     d: str
     dots: list[tuple[str, str, str]]  # (x, y, title; "" for none)
+
+    @cached_property
+    def dots_svg(self) -> SafeString:
+        """The dots as SVG, one <circle> a line. Written here, not by a template loop: a coach's
+        history chart has a dot a game, and a template took some 40 ms over a thousand of them."""
+        colour = conditional_escape(self.colour)
+        return mark_safe("".join(  # noqa: S308 - numbers, a palette colour and escaped titles
+            f'<circle cx="{x}" cy="{y}" r="3" fill="{colour}"><title>{conditional_escape(title)}</title></circle>\n'
+            if title else f'<circle cx="{x}" cy="{y}" r="2.5" fill="{colour}"></circle>\n'
+            for x, y, title in self.dots
+        ))
 
 
 @dataclass

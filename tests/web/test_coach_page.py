@@ -97,6 +97,18 @@ def test_line_chart_points_carry_their_titles():
     assert plain.lines[0].dots == []  # a plain line keeps no dots
 
 
+def test_line_chart_dots_are_circles_with_their_titles_escaped():
+    chart = charts.line_chart(
+        [charts.Series("Orc", [(0, 1.0), (1, 2.0)], ["O'Neil & <b>", ""])],
+        title="t", description="d", x_label="x", y_label="y",
+    )
+    (x0, y0, _), (x1, y1, _) = chart.lines[0].dots
+    dots = (f'<circle cx="{x0}" cy="{y0}" r="3" fill="#0b5cad"><title>O&#x27;Neil &amp; &lt;b&gt;</title></circle>\n'
+            f'<circle cx="{x1}" cy="{y1}" r="2.5" fill="#0b5cad"></circle>\n')
+    assert chart.lines[0].dots_svg == dots
+    assert dots + "</svg>" in chart.svg
+
+
 # --- record per race ------------------------------------------------------------------------------
 
 
