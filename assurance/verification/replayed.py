@@ -29,15 +29,16 @@ from assurance.verification.tables import (
     _packed,
 )
 from rating_engines import methods
-from rating_engines.common import AWAY
+from rating_engines.common import AWAY, RowColumns
 from ratings.configuration import list_rules
 from ratings.replay import Ledger, replay
 from ratings.services.storage import _key_arrays, _Keys
 
-_ROW_VALUES = attrgetter(
+_ROW_NAMES = (
     "game_id", "side", "coach", "race", "variant", "opponent", "opponent_race", "played_at", "period", "w", "counted",
     "reason", "r0", "rc", "we", "k", "rt", "wx", "list_date", "depot_date", "opponent_phi", "g",
 )
+_ROW_VALUES = attrgetter(*_ROW_NAMES)
 _SUMMARY_VALUES = attrgetter(*[c.name for c in SUMMARY_COLUMNS if c.name != "chunk"])
 _ENTRY_FIGURES = [c.name for c in ENTRY_COLUMNS[4:]]
 _CURRENT_FIGURES = [c.name for c in CURRENT_COLUMNS[3:]]
@@ -81,7 +82,10 @@ class _Replayed:
 
     def _rows(self, rows: list, chunk_start: dt.date) -> Table:
         n = len(rows)
-        values = list(zip(*map(_ROW_VALUES, rows)))
+        if isinstance(rows, RowColumns):  # the engine's columns as they are, without an object a row
+            values = [list(rows.column(name)) for name in _ROW_NAMES]
+        else:
+            values = list(zip(*map(_ROW_VALUES, rows)))
         (game, side, coach, race, variant, opponent, opponent_race, played_at, period, w, counted, reason, r0, rc, we,
          k, rt, wx, list_date, depot_date, opponent_phi, g) = values
         days = self.cache.setdefault("d", _Cached(_day))
