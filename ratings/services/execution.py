@@ -18,7 +18,6 @@ from django.utils import timezone
 from rating_engines import methods
 from rating_engines.common import paused_gc
 from ratings import partitions, selectors, signals
-from ratings.bulk import ChangedRows
 from ratings.configuration import engine_for, list_rules
 from ratings.models import (
     CalculationRow,
@@ -33,7 +32,7 @@ from ratings.models import (
 from ratings.replay import Ledger, UnratableGame, months_between, replay, replayable
 from ratings.services.leases import recalculation_sweep, run_lease
 from ratings.services.publication import lists_publish_due, newest_game
-from ratings.services.storage import ROW_FIELDS, _delete_from, _Keys, _Output
+from ratings.services.storage import ROW_FIELDS, _delete_from, _kept, _Keys, _Output
 from ratings.services.workers import _longest_first, can_fork, in_processes
 from ratingsite import page_cache
 from tournaments import selectors as record_selectors
@@ -355,12 +354,10 @@ def _recalculate(
                     system.pk, chunk.end, ledger.games,
                     lz4.frame.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL)),
                 ))
-    clock.lap(f"replayed, {rows.count} calculation rows written" + (
-        f" ({rows.kept} as they were kept, {rows.deleted} replaced)" if isinstance(rows, ChangedRows) else ""))
-    written = rows.count + output.save()
+    clock.lap(f"replayed, {rows.count} calculation rows written" + _kept(rows))
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
-    EngineCheckpoint.objects.filter(pk__in=stale).delete()
-    clock.lap(f"summaries, lists, current ratings and {len(output.checkpoints)} checkpoints written")
+    EngineCheckpoint.objects.filter(pk__in=stale).delete()  # the run's own are all kept
+    written = rows.count + output.save(clock.lap)
     if fresh:
         fresh.swap()  # last: it locks the tables that pages read until the run commits
         clock.lap("fresh partitions indexed and swapped in")

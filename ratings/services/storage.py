@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import pickle
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 
 import lz4.frame
@@ -259,6 +259,11 @@ def current_rows(sid: int, entries: Entries, keys: _Keys) -> Iterator[tuple]:
     return _entry_columns(sid, entries, keys, CURRENT_FIELDS[4:])
 
 
+def _kept(written: BulkWriter | ChangedRows) -> str:
+    """What a writer of changes kept, for the run's log."""
+    return f" ({written.kept} as they were kept, {written.deleted} replaced)" if isinstance(written, ChangedRows) else ""
+
+
 class _Output:
     """What one run writes. Calculation rows (most of it) stream to the database while the replay
     runs; summaries, lists, current ratings and checkpoints are kept until it ends and the
@@ -298,12 +303,14 @@ class _Output:
         else:
             self.current = chunk.entries
 
-    def save(self) -> int:
+    def save(self, lap: Callable[[str], None] = lambda what: None) -> int:
+        """Write what the replay kept; `lap(what)` after each table, for the run's log."""
         system, start = self.system, self.start
         if start is not None:  # summaries of events that were open at the checkpoint, now summarised again
             PeriodSummary.objects.filter(system=system, period__in=list(self.summaries), chunk__lt=start).delete()
         with self.writer(PeriodSummary, SUMMARY_FIELDS, "system_id = %s AND chunk >= %s", [self.sid, start]) as summaries:
             summaries.write(v for values in self.summaries.values() for v in values)
+        lap(f"{summaries.count} summaries written" + _kept(summaries))
         saved = self._saved_lists(start) if self.changes else RatingList.objects.bulk_create(
             [rating_list for rating_list, _ in self.lists])
         with self.writer(RatingListEntry, ENTRY_FIELDS, "system_id = %s AND rating_list_id = ANY(%s)",
@@ -312,11 +319,13 @@ class _Output:
                 (rating_list.pk, *values)
                 for rating_list, (_, listed) in zip(saved, self.lists) for values in entry_rows(self.sid, listed, self.keys)
             )
-        written = summaries.count + entries.count
-        written += _replace_current(system, self.current, self.keys, full=start is None)
+        lap(f"{len(saved)} list{'' if len(saved) == 1 else 's'}, {entries.count} entries written" + _kept(entries))
+        current = _replace_current(system, self.current, self.keys, full=start is None)
+        lap(f"{current} current ratings written")
         # COPY: megabytes of state each, which an INSERT would send and parse as hex text
         bulk_insert(EngineCheckpoint, CHECKPOINT_FIELDS, self.checkpoints)
-        return written
+        lap(f"{len(self.checkpoints)} checkpoint{'' if len(self.checkpoints) == 1 else 's'} written")
+        return summaries.count + entries.count + current
 
     def _saved_lists(self, start: dt.date | None) -> list[RatingList]:
         """The lists drawn, as stored: a list of a date already stored keeps its row (its entries
