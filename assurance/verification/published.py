@@ -97,6 +97,52 @@ class _Found:
         diffs.publication(self.count, lambda n: iter(self.lines[:n]))
 
 
+def _served_by_one_replay(
+    groups: dict[tuple[int, int | None], list[Publication]], cutoffs: dict, games: list,
+) -> tuple[dict[int, tuple[Publication, dt.date]], tuple[dt.date, int | None]]:
+    """The publications that one replay of the latest record (the latest cutoff, the highest
+    newest game) checks as their own would: those of groups whose record holds the same games, with
+    the same results, as the latest one's among the games played before their list date (no such
+    game reported, entered or corrected after their cutoff), and whose list is drawn the same way
+    (complete or movements) as the other editions of that date it serves. Returns them (id ->
+    (publication, its group's cutoff)) and (cutoff, newest) of that replay."""
+    latest_cutoff = max(cutoffs.values())
+    newests = [key[1] for key in groups]
+    latest_newest = None if None in newests else max(newests)
+    n = len(games)
+    reported = np.fromiter((-1 if g.reported_on is None else g.reported_on.toordinal() for g in games), np.int64, n)
+    ids = np.fromiter((g.game_id for g in games), np.int64, n)
+    played = np.array([g.played_at for g in games], dtype="datetime64[us]")
+    in_latest = (reported < latest_cutoff.toordinal()) & (ids <= latest_newest if latest_newest is not None else True)
+    corrected = [(i, [c.corrected_on for c in g.corrections]) for i, g in enumerate(games) if g.corrections]
+    candidates: dict[int, tuple[Publication, dt.date, bool]] = {}
+    for key, group in groups.items():
+        cutoff, newest = cutoffs[key], key[1]
+        # games of the latest record that this group's lacks: reported on or after its cutoff, entered after its newest
+        lacks = in_latest & (reported >= cutoff.toordinal())
+        if newest is not None:
+            lacks |= in_latest & (ids > newest)
+        # or holds with another result: corrected between the two cutoffs
+        for i, days in corrected:
+            if in_latest[i] and any(cutoff <= day < latest_cutoff for day in days):
+                lacks[i] = True
+        first = played[lacks].min() if lacks.any() else None
+        by_date: dict[dt.date, list[Publication]] = defaultdict(list)
+        for publication in group:
+            by_date[publication.date].append(publication)
+        for day, pubs in by_date.items():
+            if first is None or first >= np.datetime64(dt.datetime.combine(day, dt.time()), "us"):
+                drawn = max(pubs, key=lambda p: p.edition).complete  # as the group's own replay draws it
+                candidates.update((p.pk, (p, cutoff, drawn)) for p in pubs)
+    # a date whose editions the groups' own replays would draw differently is left to them
+    drawn_on: dict[dt.date, set[bool]] = defaultdict(set)
+    for publication, _, drawn in candidates.values():
+        drawn_on[publication.date].add(drawn)
+    served = {pk: (publication, cutoff) for pk, (publication, cutoff, drawn) in candidates.items()
+              if len(drawn_on[publication.date]) == 1}
+    return served, (latest_cutoff, latest_newest)
+
+
 class _Publications:
     """The checks of one system's publications."""
 
@@ -235,33 +281,50 @@ class _Publications:
     def against(self, publications: list[Publication], entries: dict[int, list[tuple]], games: list, days: list,
                 numbers: dict, cutoff_of: dict) -> dict[int, _Found]:
         """Each publication against the games reported before its cutoff (publication id -> day).
-        Publications whose record agrees (no result entered it between their cutoffs) share one replay."""
+        Publications whose record agrees (no result entered it between their cutoffs) form a group;
+        one replay of the latest group's record serves every publication whose record agrees with it
+        on the games played before its list date (a site publishing monthly makes a group a month),
+        and each group replays the rest on its own."""
         found = {p.pk: _Found(self.diffs.limit) for p in publications}
         groups: dict[tuple[int, int | None], list[Publication]] = defaultdict(list)
         for publication in publications:
             groups[(bisect_left(days, cutoff_of[publication.pk]), publication.newest_game)].append(publication)
-        for (_, newest), group in groups.items():
-            cutoff = min(cutoff_of[p.pk] for p in group)
-            until = max(p.date for p in group)
-            start = dt.datetime.combine(until, dt.time())
-            # a game entered after the list was computed was not in it, whatever its report date
-            record = [g for g in reported_before(games, cutoff)
-                      if g.played_at < start and (newest is None or g.game_id <= newest)]
-            by_date: dict[dt.date, list[Publication]] = defaultdict(list)
-            for publication in group:
-                by_date[publication.date].append(publication)
-            complete = {day: pubs[-1].complete for day, pubs in by_date.items()}
-            for chunk in replay(
-                methods.for_replay(self.module, len(record)), self.config, record, Ledger(), start=None, until=until, rules=self.rules,
-                per_race=self.system.per_race, complete=lambda day, known=complete: known.get(day, False),
-            ):
-                if chunk.is_list and chunk.end in by_date:
-                    for publication in by_date.pop(chunk.end):
-                        self.compare(found[publication.pk], publication, entries[publication.pk], chunk, numbers, cutoff)
-            for pubs in by_date.values():  # no list of that date as reported then
-                for publication in pubs:
-                    found[publication.pk](f"{_label(publication)}: the games reported before {cutoff} give no list of that date")
+        if not groups:
+            return found
+        cutoffs = {key: min(cutoff_of[p.pk] for p in group) for key, group in groups.items()}
+        served, latest = _served_by_one_replay(groups, cutoffs, games)
+        if served:
+            self._replay(served, found, entries, games, numbers, *latest)
+        for key, group in groups.items():
+            rest = [p for p in group if p.pk not in served]
+            if rest:
+                self._replay({p.pk: (p, cutoffs[key]) for p in rest}, found, entries, games, numbers, cutoffs[key], key[1])
         return found
+
+    def _replay(self, publications: dict[int, tuple[Publication, dt.date]], found: dict[int, _Found],
+                entries: dict[int, list[tuple]], games: list, numbers: dict, cutoff: dt.date, newest: int | None) -> None:
+        """One replay of the games reported before `cutoff` (entered up to `newest`), against each
+        publication (id -> (publication, the cutoff its messages name)), its list drawn as the
+        publication's last edition of that date was (complete or movements)."""
+        until = max(p.date for p, _ in publications.values())
+        start = dt.datetime.combine(until, dt.time())
+        # a game entered after the list was computed was not in it, whatever its report date
+        record = [g for g in reported_before(games, cutoff)
+                  if g.played_at < start and (newest is None or g.game_id <= newest)]
+        by_date: dict[dt.date, list[tuple[Publication, dt.date]]] = defaultdict(list)
+        for publication, named in sorted(publications.values(), key=lambda item: (item[0].date, item[0].edition)):
+            by_date[publication.date].append((publication, named))
+        complete = {day: pubs[-1][0].complete for day, pubs in by_date.items()}
+        for chunk in replay(
+            methods.for_replay(self.module, len(record)), self.config, record, Ledger(), start=None, until=until, rules=self.rules,
+            per_race=self.system.per_race, complete=lambda day, known=complete: known.get(day, False),
+        ):
+            if chunk.is_list and chunk.end in by_date:
+                for publication, named in by_date.pop(chunk.end):
+                    self.compare(found[publication.pk], publication, entries[publication.pk], chunk, numbers, named)
+        for pubs in by_date.values():  # no list of that date as reported then
+            for publication, named in pubs:
+                found[publication.pk](f"{_label(publication)}: the games reported before {named} give no list of that date")
 
     @staticmethod
     def compare(bad: _Found, publication: Publication, rows: list[tuple], chunk, numbers: dict, cutoff: dt.date) -> None:

@@ -323,3 +323,128 @@ def test_a_ranked_entry_without_a_game_in_the_inactive_months_is_named(published
         f"published list of 2025-01-01 entry of coach {idle.number} ({entry.race_slug or 'all races'}, "
         f"{entry.variant_slug}): ranked {entry.rank}, but the key has no counted game in the 24 months before the list "
         "(from 2023-01-01): the inactive rule gives no rank"]
+
+
+@pytest.fixture
+def published_monthly(db):
+    """Each month's list published once that month's event was in, as a live site publishes: every
+    list with its own newest game (a group of its own for the check)."""
+    for system in RatingSystem.objects.filter(method="glicko"):
+        RatingSystem.objects.filter(pk=system.pk).update(parameters={**system.parameters, "inactive_phi": 300.0})
+    coaches = CoachFactory.create_batch(8)
+    for month in range(1, 7):
+        add_event(coaches, dt.date(2024, month, 6), PAIRINGS[month % 2:month % 2 + 2])
+        for slug in SYSTEMS:
+            recalculate(slug, today=dt.date(2024, month + 1, 1))
+    for slug in SYSTEMS:
+        recalculate(slug)
+    return coaches
+
+
+def test_monthly_publications_are_checked_by_one_replay_of_the_record(published_monthly, monkeypatch):
+    """A list a month, each with the games entered by then: each agrees with the latest record on the
+    games played before its date, so one replay checks them all (a replay each, from the first
+    game, made the check of a federation's two hundred lists quadratic)."""
+    from assurance.verification import published as published_module
+
+    elo = RatingSystem.objects.get(slug="elo")
+    newest = sorted(set(Publication.objects.filter(system=elo).values_list("newest_game", flat=True)))
+    assert len(newest) >= 6  # the first six lists each knew fewer games than the next
+    replays = []
+    original = published_module.replay
+    monkeypatch.setattr(published_module, "replay", lambda *args, **kwargs: replays.append(args[2]) or original(*args, **kwargs))
+    for slug in SYSTEMS:
+        replays.clear()
+        found, lines = published_lines(slug)
+        assert found.published == 0, lines
+        assert len(replays) == 1, (slug, [len(record) for record in replays])
+    # and a figure changed on the list of February, one of the early groups, is still named by that replay
+    entry = PublishedEntry.objects.filter(publication__system=elo, publication__date=dt.date(2024, 2, 1),
+                                          rank__isnull=False).select_related("publication").first()
+    PublishedEntry.objects.filter(pk=entry.pk).update(value=entry.value + 1)
+    redigest(entry.publication)
+    replays.clear()
+    found, lines = published_lines("elo")
+    assert len(replays) == 1
+    assert any(f"published list of 2024-02-01 entry of coach {entry.coach_number} " in line
+               and f"value published {entry.value + 1:.10g}, the games reported before " in line for line in lines), lines
+
+
+@pytest.mark.parametrize("came_late", ["reported", "entered"])
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_a_list_whose_record_lacked_a_late_result_is_checked_as_a_replay_of_its_own_would(
+    published_monthly, monkeypatch, slug, came_late,
+):
+    """Each list published the day after its date; a March game that came late for the April and May
+    lists, reported in May (every list's newest game after it) or entered after them (reported in
+    March); a tampered April figure. The lists from June on hold the game, the April and May ones do
+    not: those two are checked by replays of their own, and every finding is a replay per list's."""
+    from assurance.verification import published as published_module
+    from tournaments.models import Game
+
+    for publication in Publication.objects.all():
+        Publication.objects.filter(pk=publication.pk).update(
+            published_at=dt.datetime.combine(publication.date + dt.timedelta(days=1), dt.time(12), tzinfo=dt.UTC))
+    late = add_event(published_monthly, dt.date(2024, 3, 20), [[(0, 7, (3, 0)), (1, 6, (2, 0))]])
+    # in the lists from June on (which show differences of their own: they were computed without it)
+    newest = Game.objects.order_by("-pk").values_list("pk", flat=True).first()
+    if came_late == "reported":
+        Game.objects.filter(event=late).update(reported_on=dt.date(2024, 5, 10))
+        Publication.objects.update(newest_game=newest)
+    else:
+        Game.objects.filter(event=late).update(reported_on=dt.date(2024, 3, 21))
+        Publication.objects.filter(date__gte=dt.date(2024, 6, 1)).update(newest_game=newest)
+    system = RatingSystem.objects.get(slug=slug)
+    entry = PublishedEntry.objects.filter(publication__system=system, publication__date=dt.date(2024, 4, 1),
+                                          rank__isnull=False).select_related("publication").first()
+    PublishedEntry.objects.filter(pk=entry.pk).update(value=entry.value + 1)
+    redigest(entry.publication)
+    replays = []
+    original = published_module.replay
+    monkeypatch.setattr(published_module, "replay", lambda *args, **kwargs: replays.append(args[2]) or original(*args, **kwargs))
+    found, lines = published_lines(slug)
+    shared = list(replays)
+    replays.clear()
+    monkeypatch.setattr(published_module, "_served_by_one_replay", lambda groups, cutoffs, games: ({}, None))
+    alone, alone_lines = published_lines(slug)
+    assert (found.published, lines) == (alone.published, alone_lines)
+    assert any(f"published list of 2024-04-01 entry of coach {entry.coach_number} " in line for line in lines), lines
+    # replays without the late game (for April and May), one with it (for the others), no more than alone
+    late_games = set(Game.objects.filter(event=late).values_list("pk", flat=True))
+    held = [late_games <= {g.game_id for g in record} for record in shared]
+    assert held.count(True) == 1 and False in held and len(shared) <= len(replays), (held, len(replays))
+
+
+def test_one_replay_serves_a_list_unless_a_game_before_its_date_differs_in_its_record():
+    """The rule itself, on plain records: a list is served by the replay of the latest record unless
+    a game played before its date was reported, entered or corrected between its cutoff and the latest."""
+    from types import SimpleNamespace
+
+    from assurance.verification.published import _served_by_one_replay
+    from rating_engines.common import Correction, GameRecord
+
+    def game(game_id, day, **more):
+        return GameRecord(game_id, dt.datetime.combine(day, dt.time(10)), 1, "blood-bowl-2020", 1, "orc", 2, "elf", 1.0,
+                          **more)
+
+    def served(games, *lists):
+        groups = {(i, newest): [SimpleNamespace(pk=i, date=day, edition=1, complete=True, newest_game=newest)]
+                  for i, (day, cutoff, newest) in enumerate(lists)}
+        cutoffs = {key: lists[key[0]][1] for key in groups}
+        found, latest = _served_by_one_replay(groups, cutoffs, games)
+        return sorted(found), latest
+
+    april = (dt.date(2024, 4, 1), dt.date(2024, 4, 2), None)
+    july = (dt.date(2024, 7, 1), dt.date(2024, 7, 2), None)
+    march_game = dt.date(2024, 3, 20)
+    plain = [game(1, dt.date(2024, 1, 10)), game(2, march_game)]
+    assert served(plain, april, july) == ([0, 1], (dt.date(2024, 7, 2), None))
+    corrected = [plain[0], game(2, march_game, corrections=(Correction(dt.date(2024, 5, 10), 0.0, "played", None),))]
+    assert served(corrected, april, july)[0] == [1]  # April held the old result, July the new
+    assert served(corrected, (dt.date(2024, 3, 1), dt.date(2024, 3, 2), None), july)[0] == [0, 1]  # before the game
+    later = [plain[0], game(2, march_game, corrections=(Correction(dt.date(2024, 8, 1), 0.0, "played", None),))]
+    assert served(later, april, july)[0] == [0, 1]  # corrected after both: the same result in both
+    reported = [plain[0], game(2, march_game, reported_on=dt.date(2024, 5, 10))]
+    assert served(reported, april, july)[0] == [1]
+    entered = (dt.date(2024, 4, 1), dt.date(2024, 4, 2), 1)
+    assert served(plain, entered, (dt.date(2024, 7, 1), dt.date(2024, 7, 2), 2)) == ([1], (dt.date(2024, 7, 2), 2))
