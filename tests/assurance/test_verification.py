@@ -439,6 +439,7 @@ def test_one_replay_serves_a_list_unless_a_game_before_its_date_differs_in_its_r
     march_game = dt.date(2024, 3, 20)
     plain = [game(1, dt.date(2024, 1, 10)), game(2, march_game)]
     assert served(plain, april, july) == ([0, 1], (dt.date(2024, 7, 2), None))
+    assert served(plain, july) == ([0], (dt.date(2024, 7, 2), None))  # one group: its own record is the latest
     corrected = [plain[0], game(2, march_game, corrections=(Correction(dt.date(2024, 5, 10), 0.0, "played", None),))]
     assert served(corrected, april, july)[0] == [1]  # April held the old result, July the new
     assert served(corrected, (dt.date(2024, 3, 1), dt.date(2024, 3, 2), None), july)[0] == [0, 1]  # before the game
