@@ -174,18 +174,26 @@ def test_the_elo_rating_of_a_coach_in_two_overlapping_events_is_its_rating_after
 
 # -- published lists: each on its own, independently of the live replay --
 
-@pytest.fixture
-def published(db):
+def publishing_federation(*, monthly: bool):
     """The federation with the Glicko systems ranking phi up to 300 (at 100 eight coaches' six
-    events rank no one), every list up to today published."""
+    events rank no one), every list up to today published: all at once, or (`monthly`) each
+    month's once that month's event was in, as a live site publishes, every list with its own
+    newest game (a group of its own for the check)."""
     for system in RatingSystem.objects.filter(method="glicko"):
         RatingSystem.objects.filter(pk=system.pk).update(parameters={**system.parameters, "inactive_phi": 300.0})
     coaches = CoachFactory.create_batch(8)
     for month in range(1, 7):
         add_event(coaches, dt.date(2024, month, 6), PAIRINGS[month % 2:month % 2 + 2])
+        for slug in SYSTEMS if monthly else ():
+            recalculate(slug, today=dt.date(2024, month + 1, 1))
     for slug in SYSTEMS:
         recalculate(slug)
     return coaches
+
+
+@pytest.fixture
+def published(db):
+    return publishing_federation(monthly=False)
 
 
 def a_published_entry(slug):
@@ -327,18 +335,7 @@ def test_a_ranked_entry_without_a_game_in_the_inactive_months_is_named(published
 
 @pytest.fixture
 def published_monthly(db):
-    """Each month's list published once that month's event was in, as a live site publishes: every
-    list with its own newest game (a group of its own for the check)."""
-    for system in RatingSystem.objects.filter(method="glicko"):
-        RatingSystem.objects.filter(pk=system.pk).update(parameters={**system.parameters, "inactive_phi": 300.0})
-    coaches = CoachFactory.create_batch(8)
-    for month in range(1, 7):
-        add_event(coaches, dt.date(2024, month, 6), PAIRINGS[month % 2:month % 2 + 2])
-        for slug in SYSTEMS:
-            recalculate(slug, today=dt.date(2024, month + 1, 1))
-    for slug in SYSTEMS:
-        recalculate(slug)
-    return coaches
+    return publishing_federation(monthly=True)
 
 
 def test_monthly_publications_are_checked_by_one_replay_of_the_record(published_monthly, monkeypatch):
