@@ -249,6 +249,7 @@ class Chunk:
     games: int
     is_list: bool
     complete: bool = True  # the list holds every ranked key, not only the month's movements
+    other: Entries | None = None  # the list drawn the other way (movements for complete), when asked
     rated: int = 0
     ranked: int = 0
     starters: int = 0
@@ -327,9 +328,10 @@ def apply_chunk(
 
 def draw(
     board: Board, on: dt.date, rules: ListRules, *, per_race: bool, played: dict, emit: str,
-    reference: dt.date | None = None,
-) -> tuple[Entries, dict]:
-    """The list as of `on` and its counts (rated, ranked, starters); moves `board.previous` to it.
+    reference: dt.date | None = None, both: bool = False,
+) -> tuple[Entries, dict, Entries | None]:
+    """The list as of `on`, its counts (rated, ranked, starters), and (`both`) the same list drawn
+    the other way (movements for complete, complete for movements); moves `board.previous` to it.
 
     `emit` says which keys get an entry: "complete" every ranked key and every key that played
     since the previous list; "movements" the keys that played and those whose rank lapsed;
@@ -345,22 +347,28 @@ def draw(
     starter = np.isnan(previous) & (active | seen)
     counts = {"rated": int(np.count_nonzero(active | seen)), "ranked": int(np.count_nonzero(active)),
               "starters": int(np.count_nonzero(starter))}
-    if emit == "every":
-        chosen = np.arange(n)
-    elif emit == "complete":
-        chosen = np.flatnonzero(active | seen)
-    else:
+
+    def chosen(way: str) -> np.ndarray:
+        if way == "every":
+            return np.arange(n)
+        if way == "complete":
+            return np.flatnonzero(active | seen)
         was_ranked = np.zeros(n, dtype=bool)
         if board.snapshots:
             _, _, ranked_before = board.snapshots[-1]
             was_ranked[:len(ranked_before)] = ~np.isnan(ranked_before)
-        chosen = np.flatnonzero(seen | (was_ranked & ~active))
+        return np.flatnonzero(seen | (was_ranked & ~active))
+
     since = board.snapshot_on(reference) if reference is not None else None
-    entries = _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, emit == "every")
+    entries = _entries(board, chosen(emit), value, phi, active, rank, overall, previous, played, since, emit == "every")
+    other = None
+    if both and emit != "every":
+        way = "movements" if emit == "complete" else "complete"
+        other = _entries(board, chosen(way), value, phi, active, rank, overall, previous, played, None, False)
     if emit != "every":
         board.previous[:n] = value
         board.snapshot(on, value, rank)
-    return entries, counts
+    return entries, counts, other
 
 
 def _entries(board, chosen, value, phi, active, rank, overall, previous, played, since, record) -> Entries:
@@ -583,13 +591,15 @@ def replay(
     rules: ListRules,
     per_race: bool,
     complete: Callable[[dt.date], bool] = lambda day: True,
+    both: Callable[[dt.date], bool] = lambda day: False,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Chunk]:
     """Run `games` (all played on or after `start`) month by month up to `until` (today).
 
     Yields one chunk per month, each ending on a list date, then a last partial chunk up to `until`
     whose entries are the current ratings of every key. The ledger is updated in place. The lists
-    dated `complete` hold every ranked key; the others the month's movements only. Lists start
+    dated `complete` hold every ranked key; the others the month's movements only (and a chunk of a
+    date asked for `both` holds the list drawn the other way too). Lists start
     from `start` or the first game the system counts; the games replayed are `replayable`'s.
     """
     games, first = replayable(games, config, start=start, until=until)
@@ -621,13 +631,14 @@ def replay(
         ledger.games += len(chunk_games)
         played = apply_chunk(board, rows, summaries, module.current_ratings(ledger.engine_state))
         whole = is_list and complete(end)
-        entries, counts = draw(
+        entries, counts, other = draw(
             board, end, rules, per_race=per_race, played=played,
             emit=("complete" if whole else "movements") if is_list else "every", reference=previous_month(until),
+            both=is_list and both(end),
         )
         yield Chunk(
             start=chunk_start, end=end, rows=rows, summaries=summaries,
-            entries=entries, games=len(chunk_games), is_list=is_list, complete=whole, **counts,
+            entries=entries, games=len(chunk_games), is_list=is_list, complete=whole, other=other, **counts,
         )
         if progress:
             progress(index + 1, total)

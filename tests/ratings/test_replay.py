@@ -85,6 +85,39 @@ def test_months_without_a_complete_list_keep_only_their_movements():
     assert (january.rated, january.ranked, january.starters) == (2, 2, 2)
 
 
+def entry_arrays(entries):
+    return {"keys": list(entries.keys), **entries.columns()}  # None for NaN
+
+
+def test_a_list_drawn_both_ways_holds_what_each_way_alone_draws():
+    """The verification's replay draws a list both ways where a publication was drawn otherwise than
+    the stored list: the other way's entries are those a replay drawing it that way gives, and the
+    board moves on as it does either way (the later lists are the same)."""
+    games = [game(1, dt.date(2024, 1, 10), 1, 2, 1.0), game(2, dt.date(2024, 2, 10), 3, 4, 0.0),
+             game(3, dt.date(2024, 4, 10), 1, 3, 0.5)]
+    until, config = dt.date(2024, 6, 15), naf_elo.EloConfig()
+    rules = ListRules(glicko=False, inactive_after_months=2)
+
+    def chunks(complete, both=lambda day: False):
+        return list(replay(naf_elo, config, games, Ledger(), start=None, until=until, rules=rules, per_race=True,
+                           complete=complete, both=both))
+
+    odd = lambda day: day.month % 2 == 1  # noqa: E731
+    drawn = chunks(odd, both=lambda day: day.month > 2)
+    complete, movements = chunks(lambda day: True), chunks(lambda day: False)
+    assert [c.end for c in drawn] == [c.end for c in complete] == [c.end for c in movements]
+    for chunk, whole, moved in zip(drawn, complete, movements):
+        assert entry_arrays(chunk.entries) == entry_arrays(whole.entries if chunk.complete else moved.entries)
+        assert (chunk.rated, chunk.ranked, chunk.starters) == (whole.rated, whole.ranked, whole.starters)
+        if chunk.is_list and chunk.end.month > 2:
+            assert chunk.other is not None
+            assert entry_arrays(chunk.other) == entry_arrays(moved.entries if chunk.complete else whole.entries)
+        else:
+            assert chunk.other is None
+    # the two ways differ: a complete list holds the ranked keys that did not play
+    assert any({k for k, *_ in c.other.keys} != {k for k, *_ in c.entries.keys} for c in drawn if c.other is not None)
+
+
 def test_the_current_ratings_carry_the_record_and_the_change_since_the_last_full_month():
     games = [game(1, dt.date(2024, 1, 10), 1, 2, 1.0), game(2, dt.date(2024, 2, 10), 1, 3, 1.0),
              game(3, dt.date(2024, 3, 5), 1, 2, 0.5)]
