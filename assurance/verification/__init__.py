@@ -29,8 +29,8 @@ from django.utils import timezone
 
 from assurance.verification.checks import check_stored
 from assurance.verification.differences import Differences
-from assurance.verification.published import check_publications
-from assurance.verification.replayed import _replay, compare_with_replay
+from assurance.verification.published import publication_checks
+from assurance.verification.replayed import _replay, compare_with_replay, drawn_as_stored
 from assurance.verification.stored import _codes, _Names, read_stored
 from rating_engines.common import paused_gc
 from ratings import selectors
@@ -58,14 +58,19 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
     with paused_gc():
         if games is None:
             games = selectors.game_records()
-        expected = _replay(system, module, config, games, today, lists, keys, codes) if replayed else None
+        draws = drawn_as_stored(lists)
+        # planned first: the replay of the live record checks the publications whose record agrees
+        # with it before their date, and keeps its state where the others' replays resume
+        publications = publication_checks(diffs, system, module, config, games, replayed=replayed, live=draws)
+        expected = _replay(system, module, config, games, today, draws, keys, codes, publications.live_list,
+                           both=publications.drawn_both) if replayed else None
         stored = read_stored(system, codes, lists)
         if expected is not None:
             compare_with_replay(diffs, expected, stored, today, names)
             del expected
         check_stored(diffs, system, config, stored, names, games, today)
         del stored
-        check_publications(diffs, system, module, config, games, replayed=replayed)
+        publications.end(games)
     return diffs
 
 

@@ -1,4 +1,4 @@
-"""Verification 3: each published list on its own, independently of the live replay and the live lists.
+"""Verification 3: each published list on its own, independently of the stored live lists.
 
 1. Its digest: the SHA-256 of its canonical form (services.publication.entries_digest), taken when
    it was published, recomputed from what is stored now.
@@ -12,15 +12,20 @@
    A game reported on the day of publication counts as reported after it (the monthly lists are
    published at 00:05 on the 1st), unless the list is what the games reported by that day give
    (a list published again the day a late result came in).
+   Where the record as it stood then is the live one on the games played before the list's date,
+   the verification's own replay of the live record (in memory, from the first game) gives that
+   list; a replay of another record resumes from that replay's state where the two records part.
 """
 from __future__ import annotations
 
 import datetime as dt
+import pickle
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+import lz4.frame
 import numpy as np
 from django.db.models import Max
 from django.utils import timezone
@@ -33,10 +38,12 @@ from rating_engines import methods
 from rating_engines.common import CountingRule, GameRecord
 from ratings.configuration import list_rules
 from ratings.models import Publication, RatingSystem, RecalculationRun, RunStatus, Trigger
-from ratings.replay import Entries, Ledger, months_before, replay
+from ratings.replay import Entries, Ledger, month_start, months_before, replay
+from ratings.selectors import GameHistory, reads_reported
 from ratings.services.publication import DIGESTED, entries_digest, publication_header, publications_entries
 from tournaments.models import Coach, EventStatus
 
+_KEPT_STATES = 6  # live replay states kept for other replays to resume from (7-16 MB each at 2M games)
 _AT = {name: i for i, name in enumerate(DIGESTED)}
 _NUMBER, _RACE, _VARIANT = _AT["coach_number"], _AT["race_slug"], _AT["variant_slug"]
 _VALUE, _PHI, _RANK, _OVERALL = _AT["value"], _AT["phi"], _AT["rank"], _AT["overall_rank"]
@@ -97,8 +104,50 @@ class _Found:
         diffs.publication(self.count, lambda n: iter(self.lines[:n]))
 
 
+class _Arrivals:
+    """When each game entered the record, as arrays: which games the record at one cutoff lacks, or
+    holds with another result, against the record at a later one (or the live record)."""
+
+    def __init__(self, games: list):
+        n = len(games)
+        self.reported = np.fromiter((-1 if g.reported_on is None else g.reported_on.toordinal() for g in games), np.int64, n)
+        self.ids = np.fromiter((g.game_id for g in games), np.int64, n)
+        self.played = np.array([g.played_at for g in games], dtype="datetime64[us]")
+        self.corrected = [(i, [c.corrected_on for c in g.corrections]) for i, g in enumerate(games) if g.corrections]
+
+    def first_lacking(self, cutoff: dt.date, newest: int | None, than: tuple[dt.date, int | None] | None = None):
+        """When the first game was played that the record at (`cutoff`, `newest`) lacks (reported on or
+        after its cutoff, entered after its newest) or holds with another result (corrected since its
+        cutoff), among those of the record at `than` (cutoff, newest; None: the live record); None if none."""
+        held = np.ones(len(self.ids), dtype=bool)
+        if than is not None:
+            held &= self.reported < than[0].toordinal()
+            if than[1] is not None:
+                held &= self.ids <= than[1]
+        lacks = held & (self.reported >= cutoff.toordinal())
+        if newest is not None:
+            lacks |= held & (self.ids > newest)
+        for i, days in self.corrected:
+            if held[i] and any(cutoff <= day and (than is None or day < than[0]) for day in days):
+                lacks[i] = True
+        return self.played[lacks].min() if lacks.any() else None
+
+
+def _before(first, day: dt.date) -> bool:
+    """Whether a list of `day` holds none of the games from `first` on (None: no such game)."""
+    return first is None or first >= np.datetime64(dt.datetime.combine(day, dt.time()), "us")
+
+
+def _drawn(publications: list[Publication]) -> dict[dt.date, bool]:
+    """How a group's own replay draws each of its dates: complete or movements, as its last edition was."""
+    by_date: dict[dt.date, list[Publication]] = defaultdict(list)
+    for publication in publications:
+        by_date[publication.date].append(publication)
+    return {day: max(pubs, key=lambda p: p.edition).complete for day, pubs in by_date.items()}
+
+
 def _served_by_one_replay(
-    groups: dict[tuple[int, int | None], list[Publication]], cutoffs: dict, games: list,
+    groups: dict[tuple[int, int | None], list[Publication]], cutoffs: dict, arrivals: _Arrivals,
 ) -> tuple[dict[int, tuple[Publication, dt.date]], tuple[dt.date, int | None]]:
     """The publications that one replay of the latest record (the latest cutoff, the highest
     newest game) checks as their own would: those of groups whose record holds the same games, with
@@ -112,31 +161,13 @@ def _served_by_one_replay(
     if len(groups) == 1:  # its own record is the latest: no game to compare (2.8 s at 2M games)
         [(key, group)] = groups.items()
         return {p.pk: (p, cutoffs[key]) for p in group}, (latest_cutoff, latest_newest)
-    n = len(games)
-    reported = np.fromiter((-1 if g.reported_on is None else g.reported_on.toordinal() for g in games), np.int64, n)
-    ids = np.fromiter((g.game_id for g in games), np.int64, n)
-    played = np.array([g.played_at for g in games], dtype="datetime64[us]")
-    in_latest = (reported < latest_cutoff.toordinal()) & (ids <= latest_newest if latest_newest is not None else True)
-    corrected = [(i, [c.corrected_on for c in g.corrections]) for i, g in enumerate(games) if g.corrections]
     candidates: dict[int, tuple[Publication, dt.date, bool]] = {}
     for key, group in groups.items():
-        cutoff, newest = cutoffs[key], key[1]
-        # games of the latest record that this group's lacks: reported on or after its cutoff, entered after its newest
-        lacks = in_latest & (reported >= cutoff.toordinal())
-        if newest is not None:
-            lacks |= in_latest & (ids > newest)
-        # or holds with another result: corrected between the two cutoffs
-        for i, days in corrected:
-            if in_latest[i] and any(cutoff <= day < latest_cutoff for day in days):
-                lacks[i] = True
-        first = played[lacks].min() if lacks.any() else None
-        by_date: dict[dt.date, list[Publication]] = defaultdict(list)
+        first = arrivals.first_lacking(cutoffs[key], key[1], than=(latest_cutoff, latest_newest))
+        draws = _drawn(group)
         for publication in group:
-            by_date[publication.date].append(publication)
-        for day, pubs in by_date.items():
-            if first is None or first >= np.datetime64(dt.datetime.combine(day, dt.time()), "us"):
-                drawn = max(pubs, key=lambda p: p.edition).complete  # as the group's own replay draws it
-                candidates.update((p.pk, (p, cutoff, drawn)) for p in pubs)
+            if _before(first, publication.date):
+                candidates[publication.pk] = (publication, cutoffs[key], draws[publication.date])
     # a date whose editions the groups' own replays would draw differently is left to them
     drawn_on: dict[dt.date, set[bool]] = defaultdict(set)
     for publication, _, drawn in candidates.values():
@@ -153,22 +184,88 @@ class _Publications:
         self.diffs, self.system, self.module, self.config = diffs, system, module, config
         self.rules = list_rules(system, config)
         self.numbers: set[int] = set()  # the coach numbers in the record now
+        self.live: dict[dt.date, list[tuple[Publication, dt.date, bool]]] = {}  # checked by the live replay's lists
+        self.both: set[dt.date] = set()  # the dates whose list the live replay draws both ways
+        self.keep: set[dt.date] = set()  # the dates whose live state other replays resume from
+        self.states: dict[dt.date, bytes] = {}  # those states, as the live replay kept them
 
-    def check(self, games: list, replayed: bool) -> None:
+    def begin(self, games: list, replayed: bool, live: Callable[[dt.date], bool] | None = None) -> None:
+        """The publications, and if `replayed` the plan of the replays that check their entries.
+        `live`: how the verification's own replay of the live record draws each list date (complete
+        or movements), when it runs after this and shows its lists to `live_list`. Each publication's
+        digest and ranks are checked when its entries are first read (`entries`), the rest by `end`."""
         publications = list(Publication.objects.filter(system=self.system).order_by("date", "edition"))
         # the parameters and inactive rule a publication was made with are not kept: those of now apply from the last change
         self.changed = RecalculationRun.objects.filter(
             system=self.system, trigger=Trigger.PARAMETERS, status=RunStatus.SUCCEEDED,
         ).aggregate(last=Max("finished_at"))["last"]
         self.played = self.days_played(games) if self.rules.inactive_after_months is not None else {}
-        entries: dict[int, list[tuple]] = {}
-        for publication, rows in publications_entries(publications):
-            self.digest(publication, rows)
-            self.ranks(publication, rows)
-            if replayed:
-                entries[publication.pk] = rows
+        self.every = publications
+        self.checks: dict[int, _Found] = {}  # each publication's digest and ranks, once its entries are read
+        self.replaying = replayed
+        self.publications: list[Publication] = []
         if replayed:
-            self.replayed(publications, entries, games)
+            self.plan(publications, games, live)
+
+    def entries(self, publications: list[Publication]) -> dict[int, list[tuple]]:
+        """The entries of `publications`, read when a replay compares them (1.6M a system at 2M
+        games, too many to hold through the live replay); each checked against its digest and ranks
+        when first read."""
+        out = {}
+        for publication, rows in publications_entries(publications):
+            if publication.pk not in self.checks:
+                bad = self.checks[publication.pk] = _Found(self.diffs.limit)
+                self.digest(bad, publication, rows)
+                self.ranks(bad, publication, rows)
+            out[publication.pk] = rows
+        return out
+
+    def drawn_both(self, day: dt.date) -> bool:
+        """Whether the live replay draws the list of `day` both ways (complete and movements)."""
+        return day in self.both
+
+    def live_list(self, chunk, ledger: Ledger) -> None:
+        """A list of the live record's replay: the publications it checks, and its state kept where
+        another replay resumes."""
+        if chunk.end in self.keep:
+            self.states[chunk.end] = lz4.frame.compress(pickle.dumps(ledger, protocol=pickle.HIGHEST_PROTOCOL))
+        served = self.live.pop(chunk.end, [])
+        entries = self.entries([publication for publication, *_ in served])
+        for publication, named, complete in served:
+            drawn = chunk.entries if complete == chunk.complete else chunk.other
+            assert drawn is not None, f"the live replay drew the list of {chunk.end} both ways"
+            self.compare(self.found[publication.pk], publication, entries[publication.pk], chunk, self.coach_numbers, named,
+                         drawn)
+
+    def end(self, games: list) -> None:
+        """The replays of the record as reported before each publication not checked by the live
+        replay, then every publication's findings: its digest and ranks, then its replay's."""
+        if self.replaying:
+            self.replayed(games)
+        self.entries([publication for publication in self.every if publication.pk not in self.checks])
+        for publication in self.every:
+            self.checks[publication.pk].report(self.diffs)
+        for publication in self.publications:
+            self.found[publication.pk].report(self.diffs)
+
+    def replayed(self, games: list) -> None:
+        """The publications' own replays, after the live one (whose lists checked the others)."""
+        for pubs in self.live.values():  # the live replay drew no list of that date
+            for publication, named, _ in pubs:
+                self.found[publication.pk](f"{_label(publication)}: the games reported before {named} give no list of that date")
+        self.live.clear()
+        for replayed, cutoff, newest, resume in self.own:
+            self._replay(replayed, self.found, games, cutoff, newest, resume)
+        found, publications = self.found, self.publications
+        # A report date is a day, not a time: a publication that differs from its replay while results
+        # were reported on its own day is checked again with them (published after them, the same
+        # day), and the closer reading reported.
+        again = [p for p in publications if found[p.pk].count and self.day_of[p.pk] in self.report_days]
+        if again:
+            later = self.against(again, games, {p.pk: self.day_of[p.pk] + dt.timedelta(days=1) for p in again})
+            for publication in again:
+                if later[publication.pk].count < found[publication.pk].count:
+                    found[publication.pk] = later[publication.pk]
 
     def record_changes(self) -> list[tuple[dt.datetime, str]]:
         """The latest change of each kind that no replay of the record now can take back: the
@@ -199,18 +296,17 @@ class _Publications:
                 out[(numbers.get(coach), (race or "") if per_race else "", game.variant)].add(day)
         return {key: sorted(days) for key, days in out.items()}
 
-    def digest(self, publication: Publication, rows: list[tuple]) -> None:
+    @staticmethod
+    def digest(bad: _Found, publication: Publication, rows: list[tuple]) -> None:
         found = entries_digest(publication_header(publication), rows)
         if not publication.digest:
-            self.diffs.publication(1, lambda n: iter([f"{_label(publication)}: no digest stored"]))
+            bad(f"{_label(publication)}: no digest stored")
         elif found != publication.digest:
-            self.diffs.publication(1, lambda n: iter([
-                f"{_label(publication)}: digest stored {publication.digest}, its entries and counts as stored now give "
-                f"{found} (changed since it was published)"]))
+            bad(f"{_label(publication)}: digest stored {publication.digest}, its entries and counts as stored now give "
+                f"{found} (changed since it was published)")
 
-    def ranks(self, publication: Publication, rows: list[tuple]) -> None:
+    def ranks(self, bad: _Found, publication: Publication, rows: list[tuple]) -> None:
         """The ranks from the values and the inactive rule, and a complete list's counts."""
-        bad = _Found(self.diffs.limit)
         ranked = [i for i, row in enumerate(rows) if row[_RANK] is not None]
         for row in rows:
             if (row[_RANK] is None) != (row[_OVERALL] is None):
@@ -252,13 +348,9 @@ class _Publications:
                                            ("ranked", publication.ranked, len(ranked))):
                 if stored != expected:
                     bad(f"{_label(publication)}: {name} published {stored}, its entries give {expected}")
-        bad.report(self.diffs)
 
-    def replayed(self, publications: list[Publication], entries: dict[int, list[tuple]], games: list) -> None:
-        """Each publication against a replay of the games as reported before the day it was published.
-        A report date is a day, not a time: a publication that differs from that replay while results
-        were reported on its own day is checked again with them (published after them, the same
-        day), and the closer reading reported."""
+    def plan(self, publications: list[Publication], games: list, live: Callable[[dt.date], bool] | None) -> None:
+        """Which replay checks each publication against the games reported before the day it was published."""
         for when, why in self.record_changes():
             kept = [p for p in publications if p.published_at < when]
             if kept:
@@ -266,51 +358,96 @@ class _Publications:
                     f"{len(kept)} publication(s) made before {why} on {timezone.localdate(when)} not replayed as reported: "
                     "the record as it stood then is not kept")
             publications = [p for p in publications if p.published_at >= when]
-        days = _report_days(games)
-        numbers = dict(Coach.objects.values_list("pk", "number"))
-        day_of = {p.pk: timezone.localdate(p.published_at) for p in publications}
-        found = self.against(publications, entries, games, days, numbers, day_of)
-        same_day = set(days)
-        again = [p for p in publications if found[p.pk].count and day_of[p.pk] in same_day]
-        if again:
-            later = self.against(again, entries, games, days, numbers,
-                                 {p.pk: day_of[p.pk] + dt.timedelta(days=1) for p in again})
-            for publication in again:
-                if later[publication.pk].count < found[publication.pk].count:
-                    found[publication.pk] = later[publication.pk]
-        for publication in publications:
-            found[publication.pk].report(self.diffs)
+        self.publications = publications
+        self.days = _report_days(games)
+        self.report_days = set(self.days)
+        self.coach_numbers = dict(Coach.objects.values_list("pk", "number"))
+        self.day_of = {p.pk: timezone.localdate(p.published_at) for p in publications}
+        self.arrivals = _Arrivals(games) if publications else None
+        self.found = {p.pk: _Found(self.diffs.limit) for p in publications}
+        self.live, self.own = self.replays(publications, self.day_of, live)
+        if live is not None:  # the dates the live replay draws both ways: a publication drawn otherwise than the stored list
+            self.both = {day for day, pubs in self.live.items() if any(c != live(day) for *_, c in pubs)}
+        self.keep = _thinned({resume for *_, resume in self.own if resume is not None}, _KEPT_STATES)
 
-    def against(self, publications: list[Publication], entries: dict[int, list[tuple]], games: list, days: list,
-                numbers: dict, cutoff_of: dict) -> dict[int, _Found]:
-        """Each publication against the games reported before its cutoff (publication id -> day).
-        Publications whose record agrees (no result entered it between their cutoffs) form a group;
-        one replay of the latest group's record serves every publication whose record agrees with it
-        on the games played before its list date (a site publishing monthly makes a group a month),
-        and each group replays the rest on its own."""
-        found = {p.pk: _Found(self.diffs.limit) for p in publications}
+    def replays(self, publications: list[Publication], cutoff_of: dict, live: Callable[[dt.date], bool] | None):
+        """The publications the live replay checks (list date -> [(publication, the cutoff its messages
+        name, whether its group's replay draws it complete)]), and the other replays: [(publications
+        (id -> (publication, named cutoff)), cutoff, newest game, the list date whose live state it
+        resumes from (None: the first game))].
+
+        Publications whose record agrees (no result entered it between their cutoffs) form a group.
+        A publication whose record agrees with the live one on the games played before its date (no
+        such game reported, entered or corrected since its cutoff) is checked by the live replay's
+        list of its date, drawn as its group's own replay would draw it (complete or movements). Of
+        the rest, one replay of the latest group's record serves every publication whose record agrees
+        with it before its list date, and each group replays what is left on its own: each replay
+        resumes from the live replay's state at the last month start before the first game its
+        record lacks (or holds with another result) and before its first list."""
         groups: dict[tuple[int, int | None], list[Publication]] = defaultdict(list)
         for publication in publications:
-            groups[(bisect_left(days, cutoff_of[publication.pk]), publication.newest_game)].append(publication)
+            groups[(bisect_left(self.days, cutoff_of[publication.pk]), publication.newest_game)].append(publication)
+        by_live: dict[dt.date, list[tuple[Publication, dt.date, bool]]] = defaultdict(list)
         if not groups:
-            return found
+            return by_live, []
+        assert self.arrivals is not None, "planned with the record's arrivals"
         cutoffs = {key: min(cutoff_of[p.pk] for p in group) for key, group in groups.items()}
-        served, latest = _served_by_one_replay(groups, cutoffs, games)
-        if served:
-            self._replay(served, found, entries, games, numbers, *latest)
+        rest: dict[tuple[int, int | None], list[Publication]] = {}
         for key, group in groups.items():
-            rest = [p for p in group if p.pk not in served]
-            if rest:
-                self._replay({p.pk: (p, cutoffs[key]) for p in rest}, found, entries, games, numbers, cutoffs[key], key[1])
+            first = self.arrivals.first_lacking(cutoffs[key], key[1]) if live is not None else None
+            drawn = _drawn(group)
+            left = []
+            for publication in group:
+                if live is not None and _before(first, publication.date):
+                    by_live[publication.date].append((publication, cutoffs[key], drawn[publication.date]))
+                else:
+                    left.append(publication)
+            if left:
+                rest[key] = left
+        if not rest:
+            return by_live, []
+        served, latest = _served_by_one_replay(rest, {key: cutoffs[key] for key in rest}, self.arrivals)
+        replays = [(served, *latest)] if served else []
+        for key, group in rest.items():
+            left = [p for p in group if p.pk not in served]
+            if left:
+                replays.append(({p.pk: (p, cutoffs[key]) for p in left}, cutoffs[key], key[1]))
+        return by_live, [(pubs, cutoff, newest, self.resume_date(pubs, cutoff, newest)) for pubs, cutoff, newest in replays]
+
+    def resume_date(self, publications: dict, cutoff: dt.date, newest: int | None) -> dt.date | None:
+        """The last month start before the first game the record at (`cutoff`, `newest`) lacks
+        against the live one and before the first of its `publications`' list dates."""
+        assert self.arrivals is not None, "planned with the record's arrivals"
+        day = min(p.date for p, _ in publications.values()) - dt.timedelta(days=1)
+        first = self.arrivals.first_lacking(cutoff, newest)
+        if first is not None:
+            day = min(day, first.astype(dt.datetime).date())
+        return month_start(day)
+
+    def against(self, publications: list[Publication], games: list, cutoff_of: dict) -> dict[int, _Found]:
+        """Each publication against the games reported before its cutoff (publication id -> day), by
+        replays of their own, after the live replay (resuming from the states it kept)."""
+        found = {p.pk: _Found(self.diffs.limit) for p in publications}
+        _, replays = self.replays(publications, cutoff_of, None)
+        for pubs, cutoff, newest, resume in replays:
+            self._replay(pubs, found, games, cutoff, newest, resume)
         return found
 
-    def _replay(self, publications: dict[int, tuple[Publication, dt.date]], found: dict[int, _Found],
-                entries: dict[int, list[tuple]], games: list, numbers: dict, cutoff: dt.date, newest: int | None) -> None:
+    def _replay(self, publications: dict[int, tuple[Publication, dt.date]], found: dict[int, _Found], games: list,
+                cutoff: dt.date, newest: int | None, resume: dt.date | None) -> None:
         """One replay of the games reported before `cutoff` (entered up to `newest`), against each
         publication (id -> (publication, the cutoff its messages name)), its list drawn as the
-        publication's last edition of that date was (complete or movements)."""
+        publication's last edition of that date was (complete or movements); from the live replay's
+        state at the latest kept date up to `resume`, else from the first game."""
         until = max(p.date for p, _ in publications.values())
         start = dt.datetime.combine(until, dt.time())
+        kept = [day for day in self.states if resume is not None and day <= resume]
+        ledger, since = Ledger(), max(kept) if kept else None
+        if since is not None:  # the games before it are the live record's (resume_date): only those rated since
+            ledger = pickle.loads(lz4.frame.decompress(self.states[since]))
+            rated_since = GameHistory(None, games, timezone.now(), reported=True).since(since, reported=reads_reported(self.module))
+            assert rated_since is not None, "a history from the first game reaches back to any day"
+            games = rated_since
         # a game entered after the list was computed was not in it, whatever its report date
         record = [g for g in reported_before(games, cutoff)
                   if g.played_at < start and (newest is None or g.game_id <= newest)]
@@ -319,24 +456,29 @@ class _Publications:
             by_date[publication.date].append((publication, named))
         complete = {day: pubs[-1][0].complete for day, pubs in by_date.items()}
         for chunk in replay(
-            methods.for_replay(self.module, len(record)), self.config, record, Ledger(), start=None, until=until, rules=self.rules,
-            per_race=self.system.per_race, complete=lambda day, known=complete: known.get(day, False),
+            methods.for_replay(self.module, len(record)), self.config, record, ledger, start=since, until=until, rules=self.rules,
+            per_race=self.system.per_race, complete=lambda day: complete.get(day, False),
         ):
             if chunk.is_list and chunk.end in by_date:
-                for publication, named in by_date.pop(chunk.end):
-                    self.compare(found[publication.pk], publication, entries[publication.pk], chunk, numbers, named)
+                served = by_date.pop(chunk.end)
+                entries = self.entries([publication for publication, _ in served])
+                for publication, named in served:
+                    self.compare(found[publication.pk], publication, entries[publication.pk], chunk, self.coach_numbers, named)
         for pubs in by_date.values():  # no list of that date as reported then
             for publication, named in pubs:
                 found[publication.pk](f"{_label(publication)}: the games reported before {named} give no list of that date")
 
     @staticmethod
-    def compare(bad: _Found, publication: Publication, rows: list[tuple], chunk, numbers: dict, cutoff: dt.date) -> None:
+    def compare(bad: _Found, publication: Publication, rows: list[tuple], chunk, numbers: dict, cutoff: dt.date,
+                replayed: Entries | None = None) -> None:
+        """A publication's entries and counts against a replay's list (`replayed`: its entries drawn
+        as the publication's replay draws them, if not the chunk's own)."""
         given = f"the games reported before {cutoff} give"
         counts = (publication.rated, publication.ranked, publication.starters)
         if counts != (chunk.rated, chunk.ranked, chunk.starters):
             bad(f"{_label(publication)}: counts (rated, ranked, starters) published {counts}, {given} "
                 f"{(chunk.rated, chunk.ranked, chunk.starters)}")
-        replayed: Entries = chunk.entries
+        replayed = chunk.entries if replayed is None else replayed
         arrays = replayed.arrays()
         index = {(numbers.get(coach), race or "", variant): i for i, (coach, race, variant) in enumerate(replayed.keys)}
         matched = np.zeros(len(replayed), dtype=bool)
@@ -383,7 +525,22 @@ def _competition_ranks(rows: list[tuple], ranked: list[int], by_race: bool) -> d
     return out
 
 
-def check_publications(diffs: Differences, system: RatingSystem, module, config, games: list, *, replayed: bool) -> None:
-    """Every publication of `system` against its digest and its ranking rule, and, if `replayed`,
-    against a replay of the games as reported before it."""
-    _Publications(diffs, system, module, config).check(games, replayed)
+def _thinned(days: set[dt.date], most: int) -> set[dt.date]:
+    """At most `most` of `days`, spread over them, the latest kept (a replay resumes from the latest
+    kept day at or before its own: fewer states held, less shared)."""
+    ordered = sorted(days)
+    if len(ordered) <= most or not most:
+        return set(ordered[:most])
+    step = len(ordered) / most
+    return {ordered[len(ordered) - 1 - int(i * step)] for i in range(most)}
+
+
+def publication_checks(diffs: Differences, system: RatingSystem, module, config, games: list, *, replayed: bool,
+                       live: Callable[[dt.date], bool] | None = None) -> _Publications:
+    """The checks of every publication of `system`: its digest and ranking rule now, and, if
+    `replayed`, against a replay of the games as reported before it. Show the live record's replay's
+    lists to `live_list` (`live`: how it draws each date), then call `end`, which reports them all."""
+    checks = _Publications(diffs, system, module, config)
+    checks.begin(games, replayed, live)
+    return checks
+

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from functools import partial
 from operator import attrgetter
 
@@ -31,7 +32,7 @@ from assurance.verification.tables import (
 from rating_engines import methods
 from rating_engines.common import AWAY, RowColumns
 from ratings.configuration import list_rules
-from ratings.replay import Ledger, replay
+from ratings.replay import Chunk, Ledger, replay
 from ratings.services.storage import _key_arrays, _Keys
 
 _ROW_NAMES = (
@@ -125,13 +126,26 @@ class _Replayed:
         return Table({c.name: _array(list(values[c.name]), c, self.codes, self.cache) for c in SUMMARY_COLUMNS})
 
 
-def _replay(system, module, config, games, today: dt.date, lists: dict, keys: _Keys, codes: dict) -> _Replayed:
+def drawn_as_stored(lists: dict) -> Callable[[dt.date], bool]:
+    """Whether the replay draws the list of a date complete: as the stored list of that date is (a
+    date with no stored list: complete)."""
+    return lambda day: day not in lists or lists[day].complete
+
+
+def _replay(system, module, config, games, today: dt.date, complete: Callable[[dt.date], bool], keys: _Keys, codes: dict,
+            on_list: Callable[[Chunk, Ledger], None] | None = None,
+            both: Callable[[dt.date], bool] = lambda day: False) -> _Replayed:
+    """The replay of the live record from the first game; `on_list(chunk, ledger)` after each list
+    (those of the dates `both` holds drawn both ways)."""
     out = _Replayed(keys, codes)
+    ledger = Ledger()
     for chunk in replay(
-        methods.for_replay(module, len(games)), config, games, Ledger(), start=None, until=today, rules=list_rules(system, config),
-        per_race=system.per_race, complete=lambda day: day not in lists or lists[day].complete,
+        methods.for_replay(module, len(games)), config, games, ledger, start=None, until=today, rules=list_rules(system, config),
+        per_race=system.per_race, complete=complete, both=both,
     ):
         out.add(chunk)
+        if on_list is not None and chunk.is_list:
+            on_list(chunk, ledger)
     return out
 
 

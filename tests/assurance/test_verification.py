@@ -14,6 +14,7 @@ from ratings.models import (
     PeriodSummary,
     Publication,
     PublishedEntry,
+    RatingList,
     RatingListEntry,
     RatingSystem,
     Trigger,
@@ -212,6 +213,30 @@ def published_lines(slug, *, replayed=True):
     return found, found.first_published
 
 
+def counted_replays(monkeypatch):
+    """The publications' own replays, as (the games given, the day resumed from: None from the first game)."""
+    from assurance.verification import published as published_module
+
+    replays = []
+    original = published_module.replay
+
+    def counted(*args, **kwargs):
+        replays.append((args[2], kwargs["start"]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(published_module, "replay", counted)
+    return replays
+
+
+def each_on_its_own(monkeypatch):
+    """A replay per group of publications, from the first game: no list served by another replay
+    (the live one, or the latest record's), no state kept to resume from."""
+    from assurance.verification import published as published_module
+
+    monkeypatch.setattr(published_module, "_before", lambda first, day: False)
+    monkeypatch.setattr(published_module, "_KEPT_STATES", 0)
+
+
 def test_every_publication_has_the_digest_of_its_entries(published):
     publications = Publication.objects.all()
     assert publications.count() >= 4 * 5
@@ -338,33 +363,73 @@ def published_monthly(db):
     return publishing_federation(monthly=True)
 
 
-def test_monthly_publications_are_checked_by_one_replay_of_the_record(published_monthly, monkeypatch):
-    """A list a month, each with the games entered by then: each agrees with the latest record on the
-    games played before its date, so one replay checks them all (a replay each, from the first
-    game, made the check of a federation's two hundred lists quadratic)."""
-    from assurance.verification import published as published_module
-
+def test_monthly_publications_are_checked_by_the_live_replay(published_monthly, monkeypatch):
+    """A list a month, each with the games entered by then: each agrees with the live record on the
+    games played before its date, so the verification's own replay of the live record checks them
+    all, those published complete and now stored as movements drawn both ways (a replay each, from
+    the first game, made the check of a federation's two hundred lists quadratic)."""
     elo = RatingSystem.objects.get(slug="elo")
     newest = sorted(set(Publication.objects.filter(system=elo).values_list("newest_game", flat=True)))
     assert len(newest) >= 6  # the first six lists each knew fewer games than the next
-    replays = []
-    original = published_module.replay
-    monkeypatch.setattr(published_module, "replay", lambda *args, **kwargs: replays.append(args[2]) or original(*args, **kwargs))
+    early = Publication.objects.get(system=elo, date=dt.date(2024, 3, 1))
+    assert early.complete and not RatingList.objects.get(system=elo, date=early.date).complete
+    replays = counted_replays(monkeypatch)
     for slug in SYSTEMS:
-        replays.clear()
         found, lines = published_lines(slug)
         assert found.published == 0, lines
-        assert len(replays) == 1, (slug, [len(record) for record in replays])
-    # and a figure changed on the list of February, one of the early groups, is still named by that replay
+        assert replays == [], slug
+    # a figure changed on the list of February, one of the early groups, is named by the live replay
     entry = PublishedEntry.objects.filter(publication__system=elo, publication__date=dt.date(2024, 2, 1),
                                           rank__isnull=False).select_related("publication").first()
     PublishedEntry.objects.filter(pk=entry.pk).update(value=entry.value + 1)
     redigest(entry.publication)
-    replays.clear()
     found, lines = published_lines("elo")
-    assert len(replays) == 1
+    assert replays == []
     assert any(f"published list of 2024-02-01 entry of coach {entry.coach_number} " in line
                and f"value published {entry.value + 1:.10g}, the games reported before " in line for line in lines), lines
+    each_on_its_own(monkeypatch)
+    alone, alone_lines = published_lines("elo")
+    assert (alone.published, alone_lines) == (found.published, lines)
+    assert len(replays) >= 6 and all(start is None for _, start in replays)
+
+
+@pytest.mark.parametrize("reported", [dt.date(2026, 1, 6), dt.date(2026, 1, 5)])
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_lists_before_a_late_report_are_checked_by_the_live_replay(published, monkeypatch, slug, reported):
+    """Every list published at once, then a June game reported a day later: the live replay checks
+    the lists up to June (their record is the live one before their date), and one replay of the
+    record as published, resumed from the live replay's state on 1 June, checks the others. A
+    figure tampered on each side is named, and every finding is a replay per group's. Reported the
+    day they were published, the game may have come before them: lists that differ are checked
+    again with it, those checked by the live replay too."""
+    from tournaments.models import Game
+
+    Publication.objects.update(published_at=dt.datetime(2026, 1, 5, 12, tzinfo=dt.UTC))
+    late = add_event(published, dt.date(2024, 6, 20), [[(0, 7, (3, 0)), (1, 6, (2, 0))]])
+    Game.objects.filter(event=late).update(reported_on=reported)
+    recalculate(slug)
+    system = RatingSystem.objects.get(slug=slug)
+    tampered = []
+    for day in (dt.date(2024, 6, 1), dt.date(2024, 7, 1)):
+        entry = PublishedEntry.objects.filter(publication__system=system, publication__date=day, value__isnull=False,
+                                              ).select_related("publication").order_by("coach_number", "race_slug").first()
+        PublishedEntry.objects.filter(pk=entry.pk).update(value=entry.value + 1)
+        redigest(entry.publication)
+        tampered.append(f"published list of {day} entry of coach {entry.coach_number} ")
+    replays = counted_replays(monkeypatch)
+    found, lines = published_lines(slug)
+    assert [start for _, start in replays][:1] == [dt.date(2024, 6, 1)]
+    given, _ = replays[0]
+    late_games = set(Game.objects.filter(event=late).values_list("pk", flat=True))
+    assert given and not late_games & {g.game_id for g in given}
+    assert min(g.played_at for g in given) >= dt.datetime(2024, 6, 1)
+    for named in tampered:
+        assert any(line.startswith(named) and "value published" in line for line in lines), (named, lines)
+    each_on_its_own(monkeypatch)
+    replays.clear()
+    alone, alone_lines = published_lines(slug)
+    assert (found.published, lines) == (alone.published, alone_lines)
+    assert [start for _, start in replays] == [None] * (1 if reported.day == 6 else 2)
 
 
 @pytest.mark.parametrize("came_late", ["reported", "entered"])
@@ -375,8 +440,8 @@ def test_a_list_whose_record_lacked_a_late_result_is_checked_as_a_replay_of_its_
     """Each list published the day after its date; a March game that came late for the April and May
     lists, reported in May (every list's newest game after it) or entered after them (reported in
     March); a tampered April figure. The lists from June on hold the game, the April and May ones do
-    not: those two are checked by replays of their own, and every finding is a replay per list's."""
-    from assurance.verification import published as published_module
+    not: those two are checked by one replay of their record, resumed from the live replay's state
+    on 1 March, the others by the live replay, and every finding is a replay per list's."""
     from tournaments.models import Game
 
     for publication in Publication.objects.all():
@@ -396,20 +461,20 @@ def test_a_list_whose_record_lacked_a_late_result_is_checked_as_a_replay_of_its_
                                           rank__isnull=False).select_related("publication").first()
     PublishedEntry.objects.filter(pk=entry.pk).update(value=entry.value + 1)
     redigest(entry.publication)
-    replays = []
-    original = published_module.replay
-    monkeypatch.setattr(published_module, "replay", lambda *args, **kwargs: replays.append(args[2]) or original(*args, **kwargs))
+    replays = counted_replays(monkeypatch)
     found, lines = published_lines(slug)
     shared = list(replays)
     replays.clear()
-    monkeypatch.setattr(published_module, "_served_by_one_replay", lambda groups, cutoffs, games: ({}, None))
+    each_on_its_own(monkeypatch)
     alone, alone_lines = published_lines(slug)
     assert (found.published, lines) == (alone.published, alone_lines)
     assert any(f"published list of 2024-04-01 entry of coach {entry.coach_number} " in line for line in lines), lines
-    # replays without the late game (for April and May), one with it (for the others), no more than alone
+    # one replay without the late game (for April and May), from March on; alone, one from the first game a group
     late_games = set(Game.objects.filter(event=late).values_list("pk", flat=True))
-    held = [late_games <= {g.game_id for g in record} for record in shared]
-    assert held.count(True) == 1 and False in held and len(shared) <= len(replays), (held, len(replays))
+    [(record, start)] = shared
+    assert start == dt.date(2024, 3, 1) and not late_games & {g.game_id for g in record}
+    assert record and min(g.played_at for g in record) >= dt.datetime(2024, 3, 1)
+    assert len(replays) >= 2 and all(start is None for _, start in replays)
 
 
 def test_one_replay_serves_a_list_unless_a_game_before_its_date_differs_in_its_record():
@@ -417,7 +482,7 @@ def test_one_replay_serves_a_list_unless_a_game_before_its_date_differs_in_its_r
     a game played before its date was reported, entered or corrected between its cutoff and the latest."""
     from types import SimpleNamespace
 
-    from assurance.verification.published import _served_by_one_replay
+    from assurance.verification.published import _Arrivals, _served_by_one_replay
     from rating_engines.common import Correction, GameRecord
 
     def game(game_id, day, **more):
@@ -428,7 +493,7 @@ def test_one_replay_serves_a_list_unless_a_game_before_its_date_differs_in_its_r
         groups = {(i, newest): [SimpleNamespace(pk=i, date=day, edition=1, complete=True, newest_game=newest)]
                   for i, (day, cutoff, newest) in enumerate(lists)}
         cutoffs = {key: lists[key[0]][1] for key in groups}
-        found, latest = _served_by_one_replay(groups, cutoffs, games)
+        found, latest = _served_by_one_replay(groups, cutoffs, _Arrivals(games))
         return sorted(found), latest
 
     april = (dt.date(2024, 4, 1), dt.date(2024, 4, 2), None)
