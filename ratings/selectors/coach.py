@@ -122,12 +122,21 @@ HEAD_TO_HEAD_SHORTCUTS = 10
 def coach_opponents(coach: Coach, *, limit: int = HEAD_TO_HEAD_SHORTCUTS) -> list[dict]:
     """The coach's most frequent opponents at public events (most games first, then by name), each
     with the coach's games, wins, draws and losses against them."""
-    return list(
+    # grouped by the opponent's id first, names read for the candidates only: joining every coach to
+    # group by name took 18 ms for a coach of 7,500 games (5,000 opponents)
+    record = _record_counts()
+    counts = list(
         GameSide.objects.filter(public_q("event__"), coach=coach, opponent__isnull=False)
-        .values("opponent__number", "opponent__public_name")
-        .annotate(**_record_counts())
-        .order_by("-games", "opponent__public_name", "opponent__number")[:limit]
+        .values("opponent_id").annotate(**record).order_by().values_list("opponent_id", *record)
     )
+    if len(counts) > limit:  # the limit-th most games, and every opponent tied with it (names break the tie)
+        least = sorted((row[1] for row in counts), reverse=True)[limit - 1]
+        counts = [row for row in counts if row[1] >= least]
+    by_id = {pk: dict(zip(record, figures)) for pk, *figures in counts}
+    named = _by_ids(Coach.objects.all(), set(by_id)).order_by("public_name", "number").values_list("pk", "number", "public_name")
+    ordered = [{"opponent__number": number, "opponent__public_name": name, **by_id[pk]} for pk, number, name in named]
+    ordered.sort(key=lambda row: -row["games"])  # stable: by name, then number, within equal games
+    return ordered[:limit]
 
 
 def coach_idle_decay(coach: Coach, ratings: list[CurrentRating]) -> None:
