@@ -200,6 +200,7 @@ class Ledger:
     engine_state: object = None
     board: Board = field(default_factory=Board)
     games: int = 0
+    first: dt.date | None = None  # the system's first counted game, from whose month its lists start (replayable)
 
 
 @dataclass
@@ -510,21 +511,27 @@ class UnratableGame(ValueError):
         return UnratableGame(self.game, self.reason, event_name=event_name)
 
 
-def replayable(games: list[GameRecord], config, *, start: dt.date | None, until: dt.date) -> tuple[list[GameRecord], dt.date | None]:
+def replayable(
+    games: list[GameRecord], config, *, start: dt.date | None, until: dt.date, lists_from: dt.date | None = None,
+) -> tuple[list[GameRecord], dt.date | None]:
     """The games an engine is given, and the date the lists start from: `start`, else the system's
     first counted game (None: no game counts, and there are no lists).
 
     Games of unsanctioned events count for no one: they are replayed, for their footnoted rows,
     only from the month the lists start (with no lists, the first date of play) to `until`, so that
     one dated 0001, 1900 or 9999 neither draws empty lists nor reaches an engine's date arithmetic.
+    A replay from a checkpoint (`start`) takes them from the month its lists started (`lists_from`,
+    the checkpoint's Ledger.first), as the replay from the first game did: one played before the
+    checkpoint and reported since goes forward (KNSB) as it would have.
     Any other game outside the record's dates of play raises UnratableGame.
     """
     first = start
     if first is None:
         counts = CountingRule.of(config).exclusion
         first = next((g.played_at.date() for g in games if counts(g) is None), None)
+    kept_from = lists_from if start is not None and lists_from is not None else first
     played_at = attrgetter("played_at")
-    lo = bisect_left(games, dt.datetime.combine(month_start(first) if first else FIRST_PLAY_DATE, dt.time()), key=played_at)
+    lo = bisect_left(games, dt.datetime.combine(month_start(kept_from) if kept_from else FIRST_PLAY_DATE, dt.time()), key=played_at)
     hi = max(lo, bisect_left(games, dt.datetime.combine(until + dt.timedelta(days=1), dt.time()), key=played_at))
     before, after = games[:lo], games[hi:]
     if not all(g.sanctioned for g in before) or not all(g.sanctioned for g in after):
@@ -602,7 +609,9 @@ def replay(
     date asked for `both` holds the list drawn the other way too). Lists start
     from `start` or the first game the system counts; the games replayed are `replayable`'s.
     """
-    games, first = replayable(games, config, start=start, until=until)
+    games, first = replayable(games, config, start=start, until=until, lists_from=ledger.first)
+    if start is None:
+        ledger.first = first
     if not games and start is None:
         return
     dates = boundaries(first, until) if first is not None else []

@@ -337,7 +337,7 @@ def _recalculate(
         fresh.begin()
     output = _Output(system, keys, tables, start=start, changes=changes)
     try:  # before the COPY holds the connection: a game no run can rate fails the run here, its event named
-        replayable(games, config, start=start, until=today)
+        replayable(games, config, start=start, until=today, lists_from=ledger.first)
     except UnratableGame as error:
         raise error.naming(record_selectors.event_name(pk=error.game.event_id)) from None
     engine = methods.for_replay(module, len(games))

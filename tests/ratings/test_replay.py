@@ -174,7 +174,9 @@ KNSB_START = dt.date(2024, 1, 1)
 @st.composite
 def reported_games(draw):
     """Games of five coaches (1-3 on an imported list, 4-5 rated from their depot), each with its
-    event's end, the day it was first reported (None: history without a date) and perhaps a later correction."""
+    event's end, the day it was first reported (None: history without a date), perhaps a later
+    correction, and whether its event is sanctioned (an unsanctioned game counts for no one, its
+    rows footnoted, and shows in the games played)."""
     games = []
     for game_id in range(1, draw(st.integers(4, 14)) + 1):
         played = KNSB_START + dt.timedelta(days=draw(st.integers(0, 150)))
@@ -185,20 +187,21 @@ def reported_games(draw):
         correction = None
         if reported is not None and draw(st.booleans()):
             correction = (reported + dt.timedelta(days=draw(st.integers(0, 60))), draw(st.sampled_from([0.0, 0.5, 1.0])))
-        games.append((game_id, played, end, reported, home, away, score, correction))
+        sanctioned = draw(st.sampled_from([True, True, True, False]))
+        games.append((game_id, played, end, reported, home, away, score, correction, sanctioned))
     return games
 
 
 def known_at(games, day):
     """The records a run on `day` reads: games reported by then, each with its corrections made by then."""
     records = []
-    for game_id, played, end, reported, home, away, score, correction in games:
+    for game_id, played, end, reported, home, away, score, correction, sanctioned in games:
         if reported is not None and reported > day:
             continue
         record = GameRecord(
             game_id=game_id, played_at=dt.datetime.combine(played, dt.time(10)) + dt.timedelta(minutes=game_id),
             event_id=game_id, variant=VARIANTS[0], home=home, home_race="orc", away=away, away_race="human",
-            home_score=score, event_end=end, reported_on=reported,
+            home_score=score, event_end=end, reported_on=reported, sanctioned=sanctioned,
         )
         if correction is not None and correction[0] <= day:
             record.home_score = correction[1]
