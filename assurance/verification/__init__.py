@@ -61,7 +61,7 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
         draws = drawn_as_stored(lists)
         # planned first: the replay of the live record checks the publications whose record agrees
         # with it before their date, and keeps its state where the others' replays resume
-        publications = publication_checks(diffs, system, module, config, games, replayed=replayed, live=draws)
+        publications = publication_checks(diffs, system, module, config, games, replayed=replayed, live=draws, until=today)
         expected = _replay(system, module, config, games, today, draws, keys, codes, publications.live_list,
                            both=publications.drawn_both) if replayed else None
         stored = read_stored(system, codes, lists)

@@ -189,10 +189,11 @@ class _Publications:
         self.keep: set[dt.date] = set()  # the dates whose live state other replays resume from
         self.states: dict[dt.date, bytes] = {}  # those states, as the live replay kept them
 
-    def begin(self, games: list, replayed: bool, live: Callable[[dt.date], bool] | None = None) -> None:
+    def begin(self, games: list, replayed: bool, live: Callable[[dt.date], bool] | None = None,
+              until: dt.date | None = None) -> None:
         """The publications, and if `replayed` the plan of the replays that check their entries.
         `live`: how the verification's own replay of the live record draws each list date (complete
-        or movements), when it runs after this and shows its lists to `live_list`. Each publication's
+        or movements), when it runs after this up to `until` and shows its lists to `live_list`. Each publication's
         digest and ranks are checked when its entries are first read (`entries`), the rest by `end`."""
         publications = list(Publication.objects.filter(system=self.system).order_by("date", "edition"))
         # the parameters and inactive rule a publication was made with are not kept: those of now apply from the last change
@@ -203,6 +204,7 @@ class _Publications:
         self.every = publications
         self.checks: dict[int, _Found] = {}  # each publication's digest and ranks, once its entries are read
         self.replaying = replayed
+        self.until = until  # the live replay's last day: it draws no list after it
         self.publications: list[Publication] = []
         if replayed:
             self.plan(publications, games, live)
@@ -398,7 +400,8 @@ class _Publications:
             drawn = _drawn(group)
             left = []
             for publication in group:
-                if live is not None and _before(first, publication.date):
+                drawn_live = live is not None and (self.until is None or publication.date <= self.until)
+                if drawn_live and _before(first, publication.date):
                     by_live[publication.date].append((publication, cutoffs[key], drawn[publication.date]))
                 else:
                     left.append(publication)
@@ -536,11 +539,12 @@ def _thinned(days: set[dt.date], most: int) -> set[dt.date]:
 
 
 def publication_checks(diffs: Differences, system: RatingSystem, module, config, games: list, *, replayed: bool,
-                       live: Callable[[dt.date], bool] | None = None) -> _Publications:
+                       live: Callable[[dt.date], bool] | None = None, until: dt.date | None = None) -> _Publications:
     """The checks of every publication of `system`: its digest and ranking rule now, and, if
     `replayed`, against a replay of the games as reported before it. Show the live record's replay's
-    lists to `live_list` (`live`: how it draws each date), then call `end`, which reports them all."""
+    lists to `live_list` (`live`: how it draws each date, up to `until`), then call `end`, which
+    reports them all."""
     checks = _Publications(diffs, system, module, config)
-    checks.begin(games, replayed, live)
+    checks.begin(games, replayed, live, until)
     return checks
 

@@ -358,6 +358,19 @@ def test_a_ranked_entry_without_a_game_in_the_inactive_months_is_named(published
         "(from 2023-01-01): the inactive rule gives no rank"]
 
 
+def test_lists_dated_after_the_day_verified_are_checked_by_their_own_replay(published, monkeypatch):
+    """Verified as of an earlier day (`verify_ratings --today`), the live replay draws no list after
+    it: the publications dated later are replayed up to their own date, as each on its own is."""
+    system = RatingSystem.objects.get(slug="elo")
+    replays = counted_replays(monkeypatch)
+    shared = verify_system(system, today=dt.date(2024, 9, 15), limit=50)
+    assert [start for _, start in replays] == [dt.date(2024, 9, 1)]  # the last list the live replay drew
+    each_on_its_own(monkeypatch)
+    alone = verify_system(system, today=dt.date(2024, 9, 15), limit=50)
+    assert (shared.published, shared.first_published) == (alone.published, alone.first_published)
+    assert shared.published == 0, shared.first_published
+
+
 @pytest.fixture
 def published_monthly(db):
     return publishing_federation(monthly=True)
