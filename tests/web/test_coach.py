@@ -63,15 +63,15 @@ def test_unknown_coach_is_404(client, league):
 
 
 def test_coach_page_query_count_does_not_grow_with_history(client, league, django_assert_num_queries):
-    # coach, systems, ratings, Glicko summaries (idle decay), head-to-head opponents, history, its events'
-    # names, record, events (their game sides, then those events), awards; KNSB's latest list and
-    # whether a game of the coach waits for the next
-    with django_assert_num_queries(13):
+    # coach, systems, ratings, Glicko summaries (idle decay), head-to-head opponents (grouped, then
+    # named), history, its events' names, record, events (their game sides, then those events),
+    # awards; KNSB's latest list and whether a game of the coach waits for the next
+    with django_assert_num_queries(14):
         client.get("/coaches/101/")
     more = EventFactory(name="Autumn Cup", start_date=league["league"].start_date.replace(month=8))
     for number in (1, 2):
         play(RoundFactory(event=more, number=number), league["anna"], league["eva"], (1, 0), away_race="dwarf")
     recalculate_all()
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(14):
         response = client.get("/coaches/101/")
     assert len(table(response, "rating after each event")["rows"]) == 4
