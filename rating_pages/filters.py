@@ -12,12 +12,12 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
 from ratings.choices import RunStatus, Trigger
-from ratings.selectors import staff_systems
+from ratings.selectors import event_years, staff_systems
 from ratingsite.widgets import FastSelect
 from tournaments.models import Coach, Event, EventStatus, Race, Variant, Visibility
 from tournaments.selectors import coach_search_q
 
-CHOICES_TIMEOUT = 300  # seconds; saving a race, variant or coach drops them at once (in this process's cache)
+CHOICES_TIMEOUT = 300  # seconds; saving a race, variant, coach or event drops them at once (in this process's cache)
 
 
 def _choices_key(name: str) -> str:
@@ -31,7 +31,7 @@ def cached_choices(name: str, build: Callable[[], list]) -> list:
 
 
 def forget_choices(**kwargs) -> None:
-    """Signal receiver: a saved race, variant or coach may change the options."""
+    """Signal receiver: a saved race, variant, coach or event (sanctioned, rejected) may change the options."""
     try:
         cache.incr("filter-choices-version")
     except ValueError:  # no version yet
@@ -64,8 +64,16 @@ def coach_countries() -> list[tuple[str, str]]:
 
 
 def event_countries() -> list[tuple[str, str]]:
-    """The countries events were held in."""
-    return _named(Event.objects.public().order_by().values_list("country", flat=True).distinct())
+    """The countries public events were held in (a distinct over every event, and each name translated:
+    a fifth of the event list's page)."""
+    return cached_choices(
+        "event-countries", lambda: _named(Event.objects.public().order_by().values_list("country", flat=True).distinct()),
+    )
+
+
+def event_year_choices() -> list[int]:
+    """The years with public events, newest first."""
+    return cached_choices("event-years", event_years)
 
 
 class RankingFilter(django_filters.FilterSet):

@@ -18,7 +18,7 @@ from rating_engines import glicko
 from rating_pages.calculator import calculate_elo, calculate_glicko, calculate_knsb, calculator_configs, system_configs
 from rating_pages.calculator_forms import CalculatorForm, PairingForm
 from rating_pages.columns import presentation
-from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, RankingFilter
+from rating_pages.filters import BreakdownForm, CoachFilter, EventFilter, RankingFilter, event_year_choices
 from rating_pages.presenters import about, lists, periods, predictions, rankings, rules
 from rating_pages.presenters import breakdown as breakdowns
 from rating_pages.presenters import coach as coach_page
@@ -272,7 +272,7 @@ def breakdown(request, number: int, system: str):
 def event_list(request):
     """Public events (sanctioned by default), filtered by year, country, variant, major and status."""
     queryset = selectors.public_events()
-    filterset = EventFilter(request.GET, queryset=queryset, years=selectors.event_years())
+    filterset = EventFilter(request.GET, queryset=queryset, years=event_year_choices())
     valid = filterset.is_valid()
     table = EventTable(filterset.qs if valid else queryset.none(), caption=gettext("Events, newest first"))
     _paginate(request, table, 50)

@@ -101,6 +101,8 @@ def test_event_pages_query_counts(client, league, django_assert_num_queries):
     # years, countries, count, page, variant choices
     with django_assert_num_queries(5):
         client.get("/events/")
+    with django_assert_num_queries(3):  # the years and countries kept a while
+        client.get("/events/")
     # event, systems, games, sides, coaches, rows, Elo summaries, other events' games amid them, awards
     with django_assert_num_queries(9):
         client.get(f"/events/{league['league'].pk}/")
@@ -136,3 +138,20 @@ def test_knsb_w_minus_we_leaves_out_the_games_of_a_start_rating(client):
     anna_row = next(dict(zip(found["header"], cells)) for _, cells in found["rows"] if cells[1] == "Anna")
     assert anna_row["Wt"] == "5.5"  # three wins and three draws in June, a win and a loss in July
     assert anna_row["Σ(W−We)"] == f"{want:+.3f} (6 games without We left out)"
+
+
+def test_an_event_sanctioned_or_rejected_changes_the_years_and_countries_at_once(client, league):
+    from tournaments import services as record
+
+    def choices():
+        html = client.get("/events/").content.decode()
+        return ('<option value="1999">' in html, '<option value="JP">' in html)
+
+    assert choices() == (False, False)
+    tokyo = EventFactory(name="Tokyo Bowl", status="submitted", country="JP", start_date=dt.date(1999, 5, 1),
+                         end_date=dt.date(1999, 5, 2))
+    assert choices() == (False, False)  # not public: neither its year nor its country
+    record.event_sanction(event=tokyo, actor=None)
+    assert choices() == (True, True)
+    record.event_reject(event=tokyo, actor=None, reason="duplicate")
+    assert choices() == (False, False)
