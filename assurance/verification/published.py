@@ -24,6 +24,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import cached_property
 
 import lz4.frame
 import numpy as np
@@ -114,11 +115,18 @@ class _Arrivals:
         self.ids = np.fromiter((g.game_id for g in games), np.int64, n)
         self.played = np.array([g.played_at for g in games], dtype="datetime64[us]")
         self.corrected = [(i, [c.corrected_on for c in g.corrections]) for i, g in enumerate(games) if g.corrections]
+        self.found: dict[tuple, np.datetime64 | None] = {}  # a pass over every game each: asked again when planned
 
     def first_lacking(self, cutoff: dt.date, newest: int | None, than: tuple[dt.date, int | None] | None = None):
         """When the first game was played that the record at (`cutoff`, `newest`) lacks (reported on or
         after its cutoff, entered after its newest) or holds with another result (corrected since its
         cutoff), among those of the record at `than` (cutoff, newest; None: the live record); None if none."""
+        key = (cutoff, newest, than)
+        if key not in self.found:
+            self.found[key] = self._first_lacking(cutoff, newest, than)
+        return self.found[key]
+
+    def _first_lacking(self, cutoff: dt.date, newest: int | None, than: tuple[dt.date, int | None] | None):
         held = np.ones(len(self.ids), dtype=bool)
         if than is not None:
             held &= self.reported < than[0].toordinal()
@@ -269,6 +277,11 @@ class _Publications:
                 if later[publication.pk].count < found[publication.pk].count:
                     found[publication.pk] = later[publication.pk]
 
+    @cached_property
+    def coach_numbers(self) -> dict[int, int]:
+        """Each coach's number by id, as the record holds them now (read once for every check)."""
+        return dict(Coach.objects.values_list("pk", "number"))
+
     def record_changes(self) -> list[tuple[dt.datetime, str]]:
         """The latest change of each kind that no replay of the record now can take back: the
         parameters (not kept), a coach merge (his games are the kept coach's now), a sanctioned event
@@ -285,7 +298,7 @@ class _Publications:
         """Each key's days of play of a game that counts in the system, or once did (before a
         correction), sorted: keyed by coach number, race slug ("" pooled) and variant."""
         counts = CountingRule.of(self.config).exclusion
-        numbers = dict(Coach.objects.values_list("pk", "number"))
+        numbers = self.coach_numbers
         self.numbers = set(numbers.values())
         per_race = self.system.per_race
         out: dict[tuple, set] = defaultdict(set)
@@ -363,7 +376,6 @@ class _Publications:
         self.publications = publications
         self.days = _report_days(games)
         self.report_days = set(self.days)
-        self.coach_numbers = dict(Coach.objects.values_list("pk", "number"))
         self.day_of = {p.pk: timezone.localdate(p.published_at) for p in publications}
         self.arrivals = _Arrivals(games) if publications else None
         self.found = {p.pk: _Found(self.diffs.limit) for p in publications}
