@@ -21,6 +21,12 @@ SILENCED_SYSTEM_CHECKS = [*SILENCED_SYSTEM_CHECKS, "axes.W001"]
 # never the developer's own open-data folder: a test that writes files names a tmp_path of its own
 DATA_FILES_ROOT = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ratingsite-test-open-data-{os.getpid()}")
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # a file in WAL mode, as the site's own: the in-memory test database locks whole tables, and a page
+    # read beside the after-response thread's run failed at once ("database table is locked", a 500)
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = os.path.join(  # noqa: F405
+        os.environ.get("TMPDIR", "/tmp"), f"ratingsite-test-{os.getpid()}.sqlite3")
+
 REDIS_DATABASES = 16  # Redis's own default (`databases` in redis.conf)
 
 
