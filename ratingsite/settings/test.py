@@ -23,9 +23,10 @@ DATA_FILES_ROOT = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ratingsite-te
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # a file in WAL mode, as the site's own: the in-memory test database locks whole tables, and a page
-    # read beside the after-response thread's run failed at once ("database table is locked", a 500)
+    # read beside the after-response thread's run failed at once ("database table is locked", a 500).
+    # In a memory-backed folder where there is one: on disk its syncs made the SQLite pass 12 % slower.
     DATABASES["default"].setdefault("TEST", {})["NAME"] = os.path.join(  # noqa: F405
-        os.environ.get("TMPDIR", "/tmp"), f"ratingsite-test-{os.getpid()}.sqlite3")
+        "/dev/shm" if os.path.isdir("/dev/shm") else os.environ.get("TMPDIR", "/tmp"), f"ratingsite-test-{os.getpid()}.sqlite3")
 
 REDIS_DATABASES = 16  # Redis's own default (`databases` in redis.conf)
 
