@@ -81,7 +81,7 @@ class RankingFilter(django_filters.FilterSet):
 
     variant = django_filters.ModelChoiceFilter(
         queryset=Variant.objects.order_by("name"), to_field_name="slug", empty_label=_("All variants"), label=_("Variant"),
-        widget=FastSelect(cache=partial(cached_choices, "variants")),
+        widget=FastSelect(cache=partial(cached_choices, "variants")), method="filter_variant",
     )
     race = django_filters.ModelChoiceFilter(
         # the ranked races: only they are rated (an unranked roster's games count for no one)
@@ -108,6 +108,9 @@ class RankingFilter(django_filters.FilterSet):
     def filter_country(self, queryset, name, value):
         # a hidden coach shows no nationality, so no country finds him either
         return queryset.filter(**{name: value}).exclude(coach__visibility=Visibility.HIDDEN) if value else queryset
+
+    def filter_variant(self, queryset, name, value):
+        return queryset.of_variant(value) if value else queryset
 
     def filter_active(self, queryset, name, value):
         return queryset.filter(rank__isnull=False) if value else queryset

@@ -135,6 +135,15 @@ class RankingQuerySet(models.QuerySet):
         clone._count_version = self._count_version
         return clone
 
+    def of_variant(self, variant) -> RankingQuerySet:
+        """The entries of one variant, in the order they were in: RANKING_ORDER becomes the model's
+        VARIANT_ORDER where it has one (the same rows in the same order, on the index it keeps)."""
+        found = self.filter(variant=variant)
+        order = getattr(self.model, "VARIANT_ORDER", None)
+        if order is not None and tuple(self.query.order_by) == RANKING_ORDER:
+            found = found.order_by(*order)
+        return found
+
     def count(self) -> int:
         if self._count_version is None or self._result_cache is not None:
             return super().count()
@@ -191,6 +200,15 @@ class CurrentRating(RatingFields):
     last_played = models.DateField(null=True, blank=True)
     value_change = models.FloatField(null=True, blank=True, help_text="Since the list of the last full month.")
     rank_change = models.IntegerField(null=True, blank=True, help_text="Positions gained since the last full month.")
+    ranked = models.GeneratedField(
+        expression=Q(overall_rank__isnull=False), output_field=models.BooleanField(), db_persist=True,
+        help_text="Has a rank: what the ranking indexes hold instead of the rank itself.",
+    )
+
+    # RANKING_ORDER within one variant (ranks follow the values there, equal values sharing a rank).
+    # No index holds a rank: an event that moves thousands of ranks updates them in place, without an
+    # index entry per row (PostgreSQL's HOT updates, in the room the table's fillfactor leaves).
+    VARIANT_ORDER = (F("ranked").desc(), F("value").desc(), F("coach"))
 
     class Meta:
         constraints = [
@@ -198,15 +216,10 @@ class CurrentRating(RatingFields):
             models.UniqueConstraint(fields=["system", "coach", "race", "variant"], name="current_rating_once_per_key"),
         ]
         indexes = [
-            models.Index(fields=["system", "variant", "race", "rank"], name="current_rank_idx"),
             models.Index(fields=["system", "-value"], name="current_value_idx"),
-            # RANKING_ORDER for a whole system or one variant (PostgreSQL's ascending order puts nulls last)
-            models.Index(fields=["system", "overall_rank", "-value", "coach"], name="current_ranking_idx"),
-            models.Index(fields=["system", "variant", "overall_rank", "-value", "coach"], name="current_variant_ranking_idx"),
-            # ... and for one race of a variant (ranks within a race follow the overall ones)
-            models.Index(
-                fields=["system", "variant", "race", "overall_rank", "-value", "coach"], name="current_race_ranking_idx",
-            ),
+            # VARIANT_ORDER for one variant, and for one race of it (ranks within a race follow the overall ones)
+            models.Index(fields=["system", "variant", "-ranked", "-value", "coach"], name="current_variant_order_idx"),
+            models.Index(fields=["system", "variant", "race", "-ranked", "-value", "coach"], name="current_race_order_idx"),
         ]
 
 

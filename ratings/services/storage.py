@@ -78,11 +78,12 @@ def _delete_from(system: RatingSystem, start: dt.date | None, *, swapped: bool, 
 def _replace_current(system: RatingSystem, entries: Entries | None, keys: _Keys, *, full: bool) -> int:
     """Make the system's stored current ratings exactly `entries` (None: none); returns the rows written.
 
-    On PostgreSQL only the rows that differ are deleted and inserted: an event changes a few
-    thousand ratings and ranks, and rewriting tens of thousands of rows with their five ranking
-    indexes would be most of a small run. A partial run finds what differs by comparing columns
-    with the snapshot of what the previous run wrote; a `full` run (or one without a valid
-    snapshot) compares with every stored row read back, so it also repairs rows changed by hand.
+    On PostgreSQL only the rows that differ are written: a key's new figures over its stored row
+    (_update_current), a new key inserted, a key gone deleted. An event changes a few dozen ratings
+    and moves thousands of ranks; rewriting each moved row with its index entries was most of a
+    small run. A partial run finds what differs by comparing columns with the snapshot of what the
+    previous run wrote; a `full` run (or one without a valid snapshot) compares with every stored
+    row read back, so it also repairs rows changed by hand.
     """
     stored = CurrentRating.objects.filter(system=system)
     if connection.vendor != "postgresql" or entries is None:
@@ -140,12 +141,14 @@ def _replace_current_by_snapshot(
     system: RatingSystem, entries: Entries, keys: _Keys, packed: np.ndarray, figures: np.ndarray,
     old_packed: np.ndarray, old_figures: np.ndarray,
 ) -> int:
-    same = np.zeros(len(packed), dtype=bool)
+    stored = np.zeros(len(packed), dtype=bool)  # the key has a stored row
+    same = np.zeros(len(packed), dtype=bool)  # ... with these very figures
     kept = np.zeros(len(old_packed), dtype=bool)
     if len(old_packed) and len(packed):
         match = np.minimum(np.searchsorted(old_packed, packed), len(old_packed) - 1)  # stored sorted by key
-        same = (old_packed[match] == packed) & np.all(old_figures[match].view(np.int64) == figures.view(np.int64), axis=1)
-        kept[match[same]] = True
+        stored = old_packed[match] == packed
+        same = stored & np.all(old_figures[match].view(np.int64) == figures.view(np.int64), axis=1)
+        kept[match[stored]] = True
     gone = old_packed[~kept]
     if len(gone):
         mask = (1 << _KEY_BITS) - 1
@@ -156,7 +159,8 @@ def _replace_current_by_snapshot(
                 " WHERE c.system_id = %s AND c.coach_id = k.coach AND c.race_id IS NOT DISTINCT FROM k.race AND c.variant_id = k.variant",
                 [_array((gone >> 2 * _KEY_BITS).tolist()), _array(races, zero_is_null=True), _array((gone & mask).tolist()), system.pk],
             )
-    return bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries.take(np.flatnonzero(~same)), keys))
+    updated = _update_current(system.pk, current_rows(system.pk, entries.take(np.flatnonzero(stored & ~same)), keys))
+    return updated + bulk_insert(CurrentRating, CURRENT_FIELDS, current_rows(system.pk, entries.take(np.flatnonzero(~stored)), keys))
 
 
 def _array(ids: Iterable[int], *, zero_is_null: bool = False) -> str:
@@ -168,12 +172,42 @@ def _array(ids: Iterable[int], *, zero_is_null: bool = False) -> str:
 def _replace_current_by_rows(system: RatingSystem, entries: Entries, keys: _Keys) -> int:
     table = CurrentRating._meta.db_table
     columns = ", ".join(_column(CurrentRating, name) for name in CURRENT_FIELDS)
-    old = {tuple(values): pk for pk, *values in fetch_binary(f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])}
-    new = [values for values in current_rows(system.pk, entries, keys) if old.pop(values, None) is None]
-    if old:  # what is left of the stored rows differs from every new one
+    old = {tuple(values[:4]): (pk, tuple(values)) for pk, *values in fetch_binary(
+        f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])}
+    changed, new = [], []
+    for values in current_rows(system.pk, entries, keys):
+        found = old.pop(values[:4], None)
+        if found is None:
+            new.append(values)
+        elif found[1] != values:
+            changed.append(values)
+    if old:  # the keys no longer rated
         with connection.cursor() as cursor:
-            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [list(old.values())])
-    return bulk_insert(CurrentRating, CURRENT_FIELDS, new)
+            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [[pk for pk, _ in old.values()]])
+    return _update_current(system.pk, changed) + bulk_insert(CurrentRating, CURRENT_FIELDS, new)
+
+
+def _update_current(system_id: int, rows: Iterable[tuple]) -> int:
+    """Rows (CURRENT_FIELDS order) of stored keys, written over the stored ones in place. No index
+    holds a rank (CurrentRating.VARIANT_ORDER): a row whose rank alone moved is a HOT update, in the
+    room the table's fillfactor leaves, touching no index."""
+    table = CurrentRating._meta.db_table
+    columns = [_column(CurrentRating, name) for name in CURRENT_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TEMPORARY TABLE current_changes AS SELECT {', '.join(columns)} FROM {table} WITH NO DATA")
+        try:
+            count = bulk_insert(CurrentRating, CURRENT_FIELDS, rows, table="current_changes")
+            if count:
+                # the system as a constant: the join then reads its rows alone, not every system's
+                cursor.execute(
+                    f"UPDATE {table} c SET {', '.join(f'{column} = k.{column}' for column in columns[4:])}"
+                    " FROM current_changes k WHERE c.system_id = %s AND c.coach_id = k.coach_id"
+                    " AND c.race_id IS NOT DISTINCT FROM k.race_id AND c.variant_id = k.variant_id",
+                    [system_id],
+                )
+        finally:
+            cursor.execute("DROP TABLE current_changes")
+    return count
 
 
 def _column(model: type[models.Model], name: str) -> str:

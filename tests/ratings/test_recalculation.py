@@ -6,6 +6,7 @@ import lz4.frame
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 
 from assurance.verification import verify_system
 from ratings import services
@@ -234,15 +235,30 @@ def test_a_partial_run_rewrites_only_the_current_ratings_that_changed_and_distru
             for r in ratings.select_related("race")
         }
 
-    before = stored()
+    def places():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT id, ctid::text FROM ratings_currentrating")
+            return dict(cursor.fetchall())
+
+    def updates():  # this transaction's updates of the current ratings, and of them those that touched no index
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'ratings_currentrating'")
+            return cursor.fetchone()
+
+    before, placed, updated = stored(), places(), updates()
     add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0))]])
     run("elo", since=dt.date(2024, 6, 8))
-    after = stored()
+    after, moved = stored(), places()
     changed = {k for k in before if before[k][1:] != after[k][1:]}
-    assert (coaches[0].pk, "human") in changed
+    ranks_only = {k for k in changed if before[k][1] == after[k][1]}  # the value (CURRENT_FIELDS[4]) the same
+    assert (coaches[0].pk, "human") in changed and (coaches[0].pk, "human") not in ranks_only
+    assert len(ranks_only) >= 2
     assert after.keys() - before.keys() == {(coaches[2].pk, "orc")}
-    assert all(after[c][0] == before[c][0] for c in before if c not in changed)  # the same rows, not rewritten
-    assert all(after[c][0] != before[c][0] for c in changed)
+    assert all(after[c][0] == before[c][0] for c in before)  # each stored key keeps its row ...
+    assert all(moved[before[c][0]] == placed[before[c][0]] for c in before if c not in changed)  # ... untouched
+    assert all(moved[before[c][0]] != placed[before[c][0]] for c in changed)  # ... or updated
+    # an update of the ranks alone touches no index (no index holds a rank): a HOT update
+    assert tuple(b - a for a, b in zip(updated, updates())) == (len(changed), len(ranks_only))
     assert verify_system(RatingSystem.objects.get(slug="elo"), today=TODAY).count == 0
 
     ratings.filter(coach=coaches[5]).delete()  # as a merge does: the snapshot no longer describes the stored rows
@@ -730,7 +746,10 @@ def test_an_event_at_the_end_of_a_month_rewrites_only_the_rows_it_changes():
     def pks(model) -> set[int]:
         return set(model.objects.filter(system=elo).values_list("pk", flat=True))
 
-    summaries, current = pks(PeriodSummary), pks(CurrentRating)
+    def current_ratings() -> dict[int, tuple]:
+        return {pk: values for pk, *values in CurrentRating.objects.filter(system=elo).values_list("pk", *storage.CURRENT_FIELDS)}
+
+    summaries, current = pks(PeriodSummary), current_ratings()
     partial = run("elo", since=dt.date(2024, 8, 31))
 
     after = dict(CalculationRow.objects.filter(system=elo).values_list("pk", "game__event__start_date"))
@@ -744,6 +763,9 @@ def test_an_event_at_the_end_of_a_month_rewrites_only_the_rows_it_changes():
     kept = {c for c in entries if now[c] == entries[c]}
     assert kept and kept.isdisjoint(moved)
     # August's summaries stay but the new event's; written: what is new, and nothing else
-    new_summaries, new_current = pks(PeriodSummary) - summaries, pks(CurrentRating) - current
+    new_summaries, now_current = pks(PeriodSummary) - summaries, current_ratings()
     assert len(new_summaries) == 2 and summaries - pks(PeriodSummary) == set()
-    assert partial.rows_written == 2 + len(new_summaries) + len(entries) - len(kept) + len(new_current)
+    assert now_current.keys() == current.keys()  # the same keys: each row updated in place or untouched
+    updated = {pk for pk in current if now_current[pk] != current[pk]}
+    assert {now_current[pk][1] for pk in updated} >= moved
+    assert partial.rows_written == 2 + len(new_summaries) + len(entries) - len(kept) + len(updated)
