@@ -191,23 +191,25 @@ def _update_current(system_id: int, rows: Iterable[tuple]) -> int:
     """Rows (CURRENT_FIELDS order) of stored keys, written over the stored ones in place. No index
     holds a rank (CurrentRating.VARIANT_ORDER): a row whose rank alone moved is a HOT update, in the
     room the table's fillfactor leaves, touching no index."""
+    rows = list(rows)
+    if not rows:
+        return 0
     table = CurrentRating._meta.db_table
     columns = [_column(CurrentRating, name) for name in CURRENT_FIELDS]
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE TEMPORARY TABLE current_changes AS SELECT {', '.join(columns)} FROM {table} WITH NO DATA")
         try:
-            count = bulk_insert(CurrentRating, CURRENT_FIELDS, rows, table="current_changes")
-            if count:
-                # the system as a constant: the join then reads its rows alone, not every system's
-                cursor.execute(
-                    f"UPDATE {table} c SET {', '.join(f'{column} = k.{column}' for column in columns[4:])}"
-                    " FROM current_changes k WHERE c.system_id = %s AND c.coach_id = k.coach_id"
-                    " AND c.race_id IS NOT DISTINCT FROM k.race_id AND c.variant_id = k.variant_id",
-                    [system_id],
-                )
+            bulk_insert(CurrentRating, CURRENT_FIELDS, rows, table="current_changes")
+            # the system as a constant: the join then reads its rows alone, not every system's
+            cursor.execute(
+                f"UPDATE {table} c SET {', '.join(f'{column} = k.{column}' for column in columns[4:])}"
+                " FROM current_changes k WHERE c.system_id = %s AND c.coach_id = k.coach_id"
+                " AND c.race_id IS NOT DISTINCT FROM k.race_id AND c.variant_id = k.variant_id",
+                [system_id],
+            )
         finally:
             cursor.execute("DROP TABLE current_changes")
-    return count
+    return len(rows)
 
 
 def _column(model: type[models.Model], name: str) -> str:
