@@ -33,7 +33,8 @@ api = NinjaAPI(
     openapi_url="/schema/",
 )
 
-# best first, the unranked after the ranked (the ranking pages' order, on their index), the id last: unique
+# best first, the unranked after the ranked (the ranking pages' order), the id last: unique. Across
+# variants no index holds it (none holds a rank: CurrentRating.VARIANT_ORDER): each page sorts the rows
 RATINGS = Order((("overall_rank", False), ("value", True), ("coach_id", False), ("id", False)), "ratings",
                 nulls_last=frozenset({"overall_rank"}))
 ENTRIES = Order((("overall_rank", False), ("value", True), ("coach_number", False), ("id", False)), "entries",

@@ -136,9 +136,10 @@ class RankingQuerySet(models.QuerySet):
         return clone
 
     def of_variant(self, variant) -> RankingQuerySet:
-        """The entries of one variant, in the order they were in: RANKING_ORDER becomes the model's
-        VARIANT_ORDER where it has one (the same rows in the same order, on the index it keeps)."""
-        found = self.filter(variant=variant)
+        """The entries of one variant (a Variant, or its slug), in the order they were in: RANKING_ORDER
+        becomes the model's VARIANT_ORDER where it has one (the same rows in the same order, on the
+        index it keeps)."""
+        found = self.filter(variant__slug=variant) if isinstance(variant, str) else self.filter(variant=variant)
         order = getattr(self.model, "VARIANT_ORDER", None)
         if order is not None and tuple(self.query.order_by) == RANKING_ORDER:
             found = found.order_by(*order)

@@ -91,7 +91,7 @@ def leaderboard(system: RatingSystem, *, rows: int, country: str = "", race: Rac
     variant = variants[0]["variant__slug"] if variants else None
     entries = ranking_current(system)
     if variant is not None:
-        entries = entries.filter(variant__slug=variant)
+        entries = entries.of_variant(variant)
     if country:
         # a hidden coach shows no nationality, so no country finds him (as on the ranking page)
         entries = entries.filter(coach__nationality=country).exclude(coach__visibility=Visibility.HIDDEN)

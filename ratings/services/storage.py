@@ -172,8 +172,13 @@ def _array(ids: Iterable[int], *, zero_is_null: bool = False) -> str:
 def _replace_current_by_rows(system: RatingSystem, entries: Entries, keys: _Keys) -> int:
     table = CurrentRating._meta.db_table
     columns = ", ".join(_column(CurrentRating, name) for name in CURRENT_FIELDS)
-    old = {tuple(values[:4]): (pk, tuple(values)) for pk, *values in fetch_binary(
-        f"SELECT id, {columns} FROM {table} WHERE system_id = %s", [system.pk])}
+    old: dict[tuple, tuple[int, tuple]] = {}
+    twice = []  # the unique constraint lets a pooled key (race NULL) be stored twice: one row is kept
+    for pk, *stored in fetch_binary(f"SELECT id, {columns} FROM {table} WHERE system_id = %s ORDER BY id", [system.pk]):
+        if tuple(stored[:4]) in old:
+            twice.append(pk)
+        else:
+            old[tuple(stored[:4])] = (pk, tuple(stored))
     changed, new = [], []
     for values in current_rows(system.pk, entries, keys):
         found = old.pop(values[:4], None)
@@ -181,9 +186,10 @@ def _replace_current_by_rows(system: RatingSystem, entries: Entries, keys: _Keys
             new.append(values)
         elif found[1] != values:
             changed.append(values)
-    if old:  # the keys no longer rated
+    gone = [pk for pk, _ in old.values()] + twice  # the keys no longer rated, and the rows stored twice
+    if gone:
         with connection.cursor() as cursor:
-            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [[pk for pk, _ in old.values()]])
+            cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", [gone])
     return _update_current(system.pk, changed) + bulk_insert(CurrentRating, CURRENT_FIELDS, new)
 
 
@@ -196,19 +202,24 @@ def _update_current(system_id: int, rows: Iterable[tuple]) -> int:
         return 0
     table = CurrentRating._meta.db_table
     columns = [_column(CurrentRating, name) for name in CURRENT_FIELDS]
+    same_key = (
+        "c.system_id = %s AND c.coach_id = k.coach_id AND c.race_id IS NOT DISTINCT FROM k.race_id AND c.variant_id = k.variant_id"
+    )
+    # no try/finally: a statement that fails aborts the run's transaction, and its rollback drops the table
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE TEMPORARY TABLE current_changes AS SELECT {', '.join(columns)} FROM {table} WITH NO DATA")
-        try:
-            bulk_insert(CurrentRating, CURRENT_FIELDS, rows, table="current_changes")
-            # the system as a constant: the join then reads its rows alone, not every system's
+        bulk_insert(CurrentRating, CURRENT_FIELDS, rows, table="current_changes")
+        # the system as a constant: the join then reads its rows alone, not every system's
+        cursor.execute(
+            f"UPDATE {table} c SET {', '.join(f'{column} = k.{column}' for column in columns[4:])}"
+            f" FROM current_changes k WHERE {same_key}", [system_id],
+        )
+        if cursor.rowcount < len(rows):  # a key the comparison took for stored is not (a row deleted by hand): add it
             cursor.execute(
-                f"UPDATE {table} c SET {', '.join(f'{column} = k.{column}' for column in columns[4:])}"
-                " FROM current_changes k WHERE c.system_id = %s AND c.coach_id = k.coach_id"
-                " AND c.race_id IS NOT DISTINCT FROM k.race_id AND c.variant_id = k.variant_id",
-                [system_id],
+                f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM current_changes k"
+                f" WHERE NOT EXISTS (SELECT 1 FROM {table} c WHERE {same_key})", [system_id],
             )
-        finally:
-            cursor.execute("DROP TABLE current_changes")
+        cursor.execute("DROP TABLE current_changes")
     return len(rows)
 
 

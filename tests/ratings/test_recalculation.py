@@ -250,7 +250,9 @@ def test_a_partial_run_rewrites_only_the_current_ratings_that_changed_and_distru
     run("elo", since=dt.date(2024, 6, 8))
     after, moved = stored(), places()
     changed = {k for k in before if before[k][1:] != after[k][1:]}
-    ranks_only = {k for k in changed if before[k][1] == after[k][1]}  # the value (CURRENT_FIELDS[4]) the same
+    value, rank = (1 + storage.CURRENT_FIELDS[4:].index(name) for name in ("value", "rank"))
+    # the value the same, and ranked before and after (the generated `ranked`, indexed, the same)
+    ranks_only = {k for k in changed if before[k][value] == after[k][value] and (before[k][rank] is None) == (after[k][rank] is None)}
     assert (coaches[0].pk, "human") in changed and (coaches[0].pk, "human") not in ranks_only
     assert len(ranks_only) >= 2
     assert after.keys() - before.keys() == {(coaches[2].pk, "orc")}
@@ -265,6 +267,38 @@ def test_a_partial_run_rewrites_only_the_current_ratings_that_changed_and_distru
     run("elo", since=dt.date(2024, 6, 8))
     assert stored().keys() == after.keys()
     assert verify_system(RatingSystem.objects.get(slug="elo"), today=TODAY).count == 0
+
+
+@pytest.mark.postgresql
+def test_a_key_taken_for_stored_but_deleted_by_hand_is_written_again():
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
+    run("elo")
+    ratings = CurrentRating.objects.filter(system__slug="elo")
+    first = ratings.get(coach=coaches[0])
+    values = ratings.filter(pk=first.pk).values_list(*storage.CURRENT_FIELDS).get()
+    first.delete()
+    moved = (*values[:10], 7, 7, *values[12:])  # rank and overall rank
+    other = ratings.filter(coach=coaches[1]).values_list(*storage.CURRENT_FIELDS).get()
+    assert storage._update_current(first.system_id, [moved, other]) == 2
+    assert ratings.filter(coach=coaches[0]).values_list(*storage.CURRENT_FIELDS).get() == moved
+    assert ratings.count() == 2
+
+
+@pytest.mark.postgresql
+def test_a_full_run_removes_a_pooled_key_stored_twice():
+    coaches = CoachFactory.create_batch(2)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
+    run("global-glicko")
+    ratings = CurrentRating.objects.filter(system__slug="global-glicko")
+    stored = everything("global-glicko")
+    twin = ratings.get(coach=coaches[0])
+    twin.pk = None  # the unique constraint lets a key whose race is none be stored twice
+    twin.save()
+    assert ratings.count() == 3
+    run("global-glicko")
+    assert ratings.count() == 2
+    assert everything("global-glicko") == stored
 
 
 def test_running_the_same_run_twice_changes_nothing():
