@@ -587,6 +587,42 @@ def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:
     return out
 
 
+def _run_chunk(
+    module: Engine[Any, Any], config: Any, ledger: Ledger, own: list[GameRecord], times: list[dt.datetime],
+    late: dict[dt.date, list[GameRecord]], *, forward: list[dt.date], end: dt.date,
+) -> tuple[Sequence[CalculationRow], list, int]:
+    """Run a chunk's games through the engine and close its periods up to `end`: (rows, summaries,
+    games given). `own`: the games played in it (`times`: their played_at); `forward`: the dates of
+    the lists whose late results (popped from `late`) it rates, each ahead of the games played
+    since that list's month started. Where the chunk holds games played before such a date (the
+    first chunk, or a replay that draws no list), those go first and the periods up to it close
+    before the late results: the engine rates a late result only once its list's month is open, as
+    a replay with lists gives it."""
+    batch: list[GameRecord] = []
+    rows: list = []
+    summaries: list = []
+    given = 0
+
+    def run(chunk_games: list[GameRecord], until: dt.date) -> Sequence[CalculationRow]:
+        nonlocal given
+        # The ledger owns its engine state, so the engine may update it without a copy per month.
+        result = module.run_history(chunk_games, config, ledger.engine_state, in_place=True)
+        closed = module.close_periods(result.state, config, until, in_place=True)
+        summaries.extend([*result.summaries, *closed.summaries])
+        ledger.engine_state = closed.state
+        given += len(chunk_games)
+        return [*result.rows, *closed.rows] if closed.rows else result.rows  # RowColumns stay columns
+
+    for day in sorted(forward):
+        cut = bisect_left(times, dt.datetime.combine(day, dt.time()))
+        if cut:
+            rows.extend(run(batch + own[:cut], day))
+            batch, own, times = [], own[cut:], times[cut:]
+        batch += late.pop(day)
+    last = run(batch + own, end)
+    return ([*rows, *last] if rows else last), summaries, given
+
+
 def replay(
     module: Engine[Any, Any],
     config: Any,
@@ -627,17 +663,11 @@ def replay(
         is_list = index < len(dates)
         hi = bisect_left(times, dt.datetime.combine(end, dt.time()), lo) if is_list else len(games)
         chunk_start = dates[index - 1] if index else month_start(first)
-        chunk_games = games[lo:hi]
-        forward = [day for day in late if not is_list or day < end]
-        if forward:  # ahead of the month's own games: the run takes them as late, with their own list's ratings
-            chunk_games = [g for day in sorted(forward) for g in late.pop(day)] + chunk_games
-        # The ledger owns its engine state, so the engine may update it without a copy per month.
-        result = module.run_history(chunk_games, config, ledger.engine_state, in_place=True)
-        closed = module.close_periods(result.state, config, end, in_place=True)
-        rows = [*result.rows, *closed.rows] if closed.rows else result.rows  # RowColumns stay columns
-        summaries = [*result.summaries, *closed.summaries]
-        ledger.engine_state = closed.state
-        ledger.games += len(chunk_games)
+        rows, summaries, played_games = _run_chunk(
+            module, config, ledger, games[lo:hi], times[lo:hi], late, forward=[day for day in late if not is_list or day < end],
+            end=end,
+        )
+        ledger.games += played_games
         played = apply_chunk(board, rows, summaries, module.current_ratings(ledger.engine_state))
         whole = is_list and complete(end)
         entries, counts, other = draw(
@@ -647,7 +677,7 @@ def replay(
         )
         yield Chunk(
             start=chunk_start, end=end, rows=rows, summaries=summaries,
-            entries=entries, games=len(chunk_games), is_list=is_list, complete=whole, other=other, **counts,
+            entries=entries, games=played_games, is_list=is_list, complete=whole, other=other, **counts,
         )
         if progress:
             progress(index + 1, total)

@@ -4,7 +4,7 @@ import pickle
 from dataclasses import replace
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rating_engines import knsb, methods, naf_elo
@@ -223,6 +223,17 @@ def knsb_chunks(games, ledger, *, start, until):
         knsb, KNSB_CONFIG, games, ledger, start=start, until=until, rules=KNSB_RULES, per_race=False)]
 
 
+# The first example hypothesis found of a crash: every game unsanctioned (no lists), one corrected
+# after its month; the replay gave the correction ahead of the game it corrects.
+NO_LIST_CORRECTED = [
+    (1, dt.date(2024, 1, 1), dt.date(2024, 1, 1), None, 1, 2, 0.0, None, False),
+    (2, dt.date(2024, 1, 1), dt.date(2024, 1, 1), dt.date(2024, 1, 1), 1, 2, 0.0, (dt.date(2024, 2, 1), 0.5), False),
+    (3, dt.date(2024, 1, 1), dt.date(2024, 2, 2), dt.date(2024, 2, 2), 1, 2, 0.0, None, True),
+    (4, dt.date(2024, 1, 1), dt.date(2024, 1, 1), None, 1, 2, 0.0, None, False),
+]
+
+
+@example(NO_LIST_CORRECTED, 31, 1)
 @given(reported_games(), st.integers(0, 200), st.integers(1, 120))
 def test_a_knsb_run_from_a_checkpoint_gives_the_lists_of_a_run_from_scratch(games, first_run, later):
     """As the site runs: a first run keeps a checkpoint at every list; a later one, for the results
@@ -247,6 +258,43 @@ def test_a_knsb_run_from_a_checkpoint_gives_the_lists_of_a_run_from_scratch(game
     resumed = knsb_chunks(read, pickle.loads(checkpoints[start]), start=start, until=t2)
     scratch = [chunk for chunk in knsb_chunks(now, Ledger(), start=None, until=t2) if chunk[0] > start]
     assert resumed == scratch
+
+
+def test_a_knsb_replay_without_lists_rates_a_correction_after_the_game_it_corrects():
+    """No game counts yet (no lists): the games are replayed for their footnoted rows, and one
+    corrected after its month goes forward as it would with lists drawn. Its rows are those of a
+    replay where a game reported a day later counts (and lists are drawn), less that game's."""
+    day = dt.date(2024, 2, 1)
+    alone = knsb_chunks(known_at(NO_LIST_CORRECTED, day), Ledger(), start=None, until=day)
+    assert [end for end, *_ in alone] == [day]  # no list: one chunk, up to the run's day
+    rows = [(r.game_id, r.side, r.w, r.counted, r.reason) for r in alone[0][1]]
+    assert rows == [(game, side, w, False, Reason.EVENT_NOT_SANCTIONED)
+                    for game in (1, 2, 4) for side, w in (("home", 0.0), ("away", 1.0))]
+    with_lists = knsb_chunks(known_at(NO_LIST_CORRECTED, day + dt.timedelta(days=1)), Ledger(), start=None,
+                             until=day + dt.timedelta(days=1))
+    assert alone[0][1] == [r for end, rows, *_ in with_lists for r in rows if r.game_id != 3]
+
+
+def test_a_knsb_late_result_played_before_the_lists_start_follows_the_games_played_before_its_list():
+    """The first chunk holds the sanctioned games played before the first counted one (here of an
+    unranked race): a late result among them goes into its list's month, after the games played
+    before that month, as a replay with lists from their month would give it."""
+    def game(game_id, played, reported=None, ranked=False):
+        return GameRecord(
+            game_id=game_id, played_at=dt.datetime.combine(played, dt.time(10)), event_id=game_id,
+            variant=VARIANTS[0], home=1, home_race="orc", away=2, away_race="human", home_score=1.0,
+            event_end=played, reported_on=reported, home_race_ranked=ranked,
+        )
+    on_time, late = game(1, dt.date(2024, 1, 5)), game(2, dt.date(2024, 1, 10), reported=dt.date(2024, 2, 15))
+    counted = game(3, dt.date(2024, 3, 3), ranked=True)
+    chunks = knsb_chunks([on_time, late, counted], Ledger(), start=None, until=dt.date(2024, 4, 10))
+    assert [end for end, *_ in chunks] == [dt.date(2024, 4, 1), dt.date(2024, 4, 10)]
+    rows = chunks[0][1]
+    assert [(r.game_id, r.counted) for r in rows if r.side == "home"] == [(1, False), (2, False), (3, True)]
+    # the late one in the list after the month it was reported in, with the ratings of its month of play
+    assert [(r.game_id, r.period, r.list_date) for r in rows if r.side == "home"] == [
+        (1, "2024-02-01", dt.date(2024, 1, 1)), (2, "2024-03-01", dt.date(2024, 1, 1)), (3, "2024-04-01", dt.date(2024, 3, 1)),
+    ]
 
 
 def stretched(games: list[GameRecord], weeks_a_day: int) -> list[GameRecord]:
