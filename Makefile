@@ -103,6 +103,8 @@ messages: install gettext
 # and, with CELERY_BROKER_URL, the Redis database N after its own for worker gwN (ratingsite.settings.test).
 # Tests marked xdist_group(name) run one after another on one worker (--dist loadgroup).
 PYTEST_WORKERS ?= 2
+# More pytest arguments: CI's SQLite pass gives -m "not backend_neutral" (pytest.ini's markers).
+PYTEST_ARGS ?=
 
 # The checks first (lint, types of the engines and services, the import contracts of .importlinter, migrations), then the tests.
 test: install chromium gettext
@@ -110,7 +112,7 @@ test: install chromium gettext
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(MANAGE) makemigrations --check --dry-run
-	$(PY) -m pytest --ds=ratingsite.settings.test -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
+	$(PY) -m pytest --ds=ratingsite.settings.test -n $(PYTEST_WORKERS) --dist loadgroup --durations=30 $(PYTEST_ARGS)
 
 # The engines' own tests as plain Python: no Django plugin, no settings, no database (the
 # conftest above tests/engines is the site's). `make test` runs them with the rest too.

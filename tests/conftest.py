@@ -19,9 +19,15 @@ hypothesis_settings.register_profile("untimed", deadline=None)
 hypothesis_settings.load_profile("untimed")
 
 
+ENGINES = Path(__file__).parent / "engines"
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests that need the real broker, or PostgreSQL, run where one is configured (CI's PostgreSQL +
     Redis pass); the other pass leaves them out rather than skipping them."""
+    for item in items:
+        if ENGINES in item.path.parents:  # plain Python over plain data (`make test-engines` runs them alone)
+            item.add_marker(pytest.mark.backend_neutral)
     _slow_first_in_each_block(items)
     _grouped_for_xdist(config, items)
     absent = set()

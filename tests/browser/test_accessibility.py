@@ -20,7 +20,8 @@ from tests.web.conftest import build_league, recalculate_all
 from tournaments.models import Coach, Event, EventStatus
 from tournaments.services import event_submit
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# the markup, whatever database served it: CI's SQLite pass leaves the module to the PostgreSQL one
+pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.backend_neutral]
 
 DAY = dt.date(2024, 8, 3)
 HEIGHT = 900  # the tabs' height at every width

@@ -10,7 +10,8 @@ from tests.factories import EventFactory, RoundFactory, play
 from tests.roles import organiser
 from tournaments.models import EventStatus, Participant, Race
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# the markup, whatever database served it: CI's SQLite pass leaves the module to the PostgreSQL one
+pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.backend_neutral]
 
 RANKINGS = ["/rankings/elo/", "/rankings/glicko/", "/rankings/knsb/", "/rankings/elo/2024-07/"]
 LIST = "/lists/elo/2024-07/"
