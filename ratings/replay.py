@@ -594,10 +594,12 @@ def _run_chunk(
     """Run a chunk's games through the engine and close its periods up to `end`: (rows, summaries,
     games given). `own`: the games played in it (`times`: their played_at); `forward`: the dates of
     the lists whose late results (popped from `late`) it rates, each ahead of the games played
-    since that list's month started. Where the chunk holds games played before such a date (the
-    first chunk, or a replay that draws no list), those go first and the periods up to it close
-    before the late results: the engine rates a late result only once its list's month is open, as
-    a replay with lists gives it."""
+    since that list's month started. Where the chunk holds games played before such a date, or the
+    late results of an earlier one (the first chunk, or a replay that draws no list), those go
+    first and the periods up to it close before the late results: the engine rates a late result
+    only once its list's month is open, as a replay with lists gives it. (A late result that the
+    engine gets first of all opens it at its own month and is taken as on time: it is one of the
+    games before the first counted one, which count for no one; its row's period can differ.)"""
     batch: list[GameRecord] = []
     rows: list = []
     summaries: list = []
@@ -615,7 +617,7 @@ def _run_chunk(
 
     for day in sorted(forward):
         cut = bisect_left(times, dt.datetime.combine(day, dt.time()))
-        if cut:
+        if cut or batch:  # games before the list's month, or late results of an earlier list
             rows.extend(run(batch + own[:cut], day))
             batch, own, times = [], own[cut:], times[cut:]
         batch += late.pop(day)

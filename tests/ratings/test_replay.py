@@ -273,18 +273,49 @@ def test_a_knsb_replay_without_lists_rates_a_correction_after_the_game_it_correc
     with_lists = knsb_chunks(known_at(NO_LIST_CORRECTED, day + dt.timedelta(days=1)), Ledger(), start=None,
                              until=day + dt.timedelta(days=1))
     assert alone[0][1] == [r for end, rows, *_ in with_lists for r in rows if r.game_id != 3]
+    # on 2 March, past the list that rates the correction: its rows too, as with lists
+    day = dt.date(2024, 3, 2)
+    unsanctioned = [g for g in NO_LIST_CORRECTED if g[0] != 3]
+    alone = knsb_chunks(known_at(unsanctioned, day), Ledger(), start=None, until=day)
+    with_lists = knsb_chunks(known_at(NO_LIST_CORRECTED, day), Ledger(), start=None, until=day)
+    assert [end for end, *_ in alone] == [day] and [end for end, *_ in with_lists] == [dt.date(2024, 2, 1), dt.date(2024, 3, 1), day]
+    assert ("2024-03-01", 0.5) in {(r.period, r.w) for r in alone[0][1] if r.game_id == 2 and r.side == "home"}
+    assert alone[0][1] == [r for end, rows, *_ in with_lists for r in rows if r.game_id != 3]
+
+
+def unranked_game(game_id, played, reported=None, ranked=False, corrections=()):
+    """A sanctioned game of coaches 1 and 2 (both on the imported list), of an unranked race unless `ranked`."""
+    return GameRecord(
+        game_id=game_id, played_at=dt.datetime.combine(played, dt.time(10)), event_id=game_id,
+        variant=VARIANTS[0], home=1, home_race="orc", away=2, away_race="human", home_score=1.0,
+        event_end=played, reported_on=reported, home_race_ranked=ranked, corrections=corrections,
+    )
+
+
+def home_periods(chunks):
+    return [(r.game_id, r.period, r.list_date) for _, rows, *_ in chunks for r in rows if r.side == "home"]
+
+
+@given(reported_games(), st.integers(0, 250))
+def test_a_knsb_replay_where_no_game_counts_footnotes_every_game(games, day):
+    """Every event unsanctioned: no list, one chunk up to the run's day, and every row it gives (late
+    results and corrections among them) footnoted, never counted."""
+    games = [(*game[:-1], False) for game in games]
+    until = KNSB_START + dt.timedelta(days=day)
+    known = known_at(games, until)
+    chunks = knsb_chunks(known, Ledger(), start=None, until=until)
+    played = [g for g in known if g.played_at.date() <= until]  # those played after it wait for a later run
+    assert [end for end, *_ in chunks] == ([until] if played else [])
+    rows = [r for _, chunk_rows, *_ in chunks for r in chunk_rows]
+    assert {(r.counted, r.reason) for r in rows} <= {(False, Reason.EVENT_NOT_SANCTIONED)}
+    assert {r.game_id for r in rows} <= {g.game_id for g in played}
 
 
 def test_a_knsb_late_result_played_before_the_lists_start_follows_the_games_played_before_its_list():
     """The first chunk holds the sanctioned games played before the first counted one (here of an
     unranked race): a late result among them goes into its list's month, after the games played
     before that month, as a replay with lists from their month would give it."""
-    def game(game_id, played, reported=None, ranked=False):
-        return GameRecord(
-            game_id=game_id, played_at=dt.datetime.combine(played, dt.time(10)), event_id=game_id,
-            variant=VARIANTS[0], home=1, home_race="orc", away=2, away_race="human", home_score=1.0,
-            event_end=played, reported_on=reported, home_race_ranked=ranked,
-        )
+    game = unranked_game
     on_time, late = game(1, dt.date(2024, 1, 5)), game(2, dt.date(2024, 1, 10), reported=dt.date(2024, 2, 15))
     counted = game(3, dt.date(2024, 3, 3), ranked=True)
     chunks = knsb_chunks([on_time, late, counted], Ledger(), start=None, until=dt.date(2024, 4, 10))
@@ -295,6 +326,29 @@ def test_a_knsb_late_result_played_before_the_lists_start_follows_the_games_play
     assert [(r.game_id, r.period, r.list_date) for r in rows if r.side == "home"] == [
         (1, "2024-02-01", dt.date(2024, 1, 1)), (2, "2024-03-01", dt.date(2024, 1, 1)), (3, "2024-04-01", dt.date(2024, 3, 1)),
     ]
+
+
+def test_knsb_late_results_of_two_lists_in_the_first_chunk_each_wait_for_their_own():
+    """Two late results before the lists start, for the lists of March and April, and a result
+    reported late then corrected: each goes into its own list (the correction's take-back and new
+    result into the list after the month of the correction), as with lists drawn from January."""
+    on_time = unranked_game(1, dt.date(2024, 1, 2))
+    late = unranked_game(2, dt.date(2024, 1, 5), reported=dt.date(2024, 2, 3))
+    later = unranked_game(3, dt.date(2024, 2, 5), reported=dt.date(2024, 3, 3))
+    corrected = replace(unranked_game(4, dt.date(2024, 1, 10), reported=dt.date(2024, 3, 10)), home_score=0.5,
+                        corrections=(Correction(dt.date(2024, 3, 10), 1.0, "played", dt.date(2024, 2, 15)),))
+    counted = unranked_game(5, dt.date(2024, 5, 3), ranked=True)
+    games = sorted([on_time, late, later, corrected, counted], key=lambda g: (g.played_at, g.game_id))
+    chunks = knsb_chunks(games, Ledger(), start=None, until=dt.date(2024, 6, 10))
+    jan, feb = dt.date(2024, 1, 1), dt.date(2024, 2, 1)
+    assert sorted(home_periods(chunks)) == [
+        (1, "2024-02-01", jan), (2, "2024-03-01", jan), (3, "2024-04-01", feb),
+        (4, "2024-03-01", jan), (4, "2024-04-01", jan), (5, "2024-06-01", dt.date(2024, 5, 1)),
+    ]
+    # the same rows as a replay whose lists start in January (a counted game of coaches 1 and 3 on 1 January)
+    first = replace(unranked_game(9, dt.date(2024, 1, 1), ranked=True), away=3, played_at=dt.datetime(2024, 1, 1, 9))
+    with_lists = knsb_chunks([first, *games], Ledger(), start=None, until=dt.date(2024, 6, 10))
+    assert sorted(home_periods(with_lists)) == sorted([(9, "2024-02-01", jan), *home_periods(chunks)])
 
 
 def stretched(games: list[GameRecord], weeks_a_day: int) -> list[GameRecord]:
