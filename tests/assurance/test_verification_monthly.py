@@ -11,24 +11,11 @@ from tests.assurance.test_verification import (
     counted_replays,
     each_on_its_own,
     published_lines,
-    publishing_federation,
     redigest,
 )
 from tests.ratings.conftest import add_event
-from tests.scopes import kept_for_the_module
 
 pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("verification-monthly")]
-
-
-@pytest.fixture(scope="module")
-def published_monthly_module(django_db_setup, django_db_blocker):
-    with kept_for_the_module(django_db_blocker):
-        yield publishing_federation(monthly=True)
-
-
-@pytest.fixture
-def published_monthly(published_monthly_module, db):
-    return published_monthly_module
 
 
 def test_monthly_publications_are_checked_by_the_live_replay(published_monthly, monkeypatch):

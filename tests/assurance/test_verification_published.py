@@ -16,27 +16,14 @@ from tests.assurance.test_verification import (
     counted_replays,
     each_on_its_own,
     published_lines,
-    publishing_federation,
     recalculate,
     redigest,
 )
 from tests.factories import CoachFactory
 from tests.ratings.conftest import add_event
-from tests.scopes import kept_for_the_module
 from tournaments import services as record
 
 pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("verification-published")]
-
-
-@pytest.fixture(scope="module")
-def published_module(django_db_setup, django_db_blocker):
-    with kept_for_the_module(django_db_blocker):
-        yield publishing_federation(monthly=False)
-
-
-@pytest.fixture
-def published(published_module, db):
-    return published_module
 
 
 def test_every_publication_has_the_digest_of_its_entries(published):
