@@ -103,7 +103,7 @@ messages: install gettext
 # and, with CELERY_BROKER_URL, the Redis database N after its own for worker gwN (ratingsite.settings.test).
 # Tests marked xdist_group(name) run one after another on one worker (--dist loadgroup).
 PYTEST_WORKERS ?= 2
-# More pytest arguments: CI's PostgreSQL pass gives -m "not backend_neutral" (pytest.ini's markers).
+# More pytest arguments: CI's SQLite pass gives -m "not backend_neutral" (pytest.ini's markers).
 PYTEST_ARGS ?=
 
 # The checks first (lint, types of the engines and services, the import contracts of .importlinter, migrations), then the tests.

@@ -1,4 +1,4 @@
-"""CI's two passes: the PostgreSQL one leaves the tests marked backend_neutral to the SQLite one."""
+"""CI's two passes: the SQLite one leaves the tests marked backend_neutral to the PostgreSQL one."""
 from tests.conftest import ENGINES
 
 

@@ -20,7 +20,7 @@ from tests.web.conftest import build_league, recalculate_all
 from tournaments.models import Coach, Event, EventStatus
 from tournaments.services import event_submit
 
-# the markup, whatever database served it: CI's PostgreSQL pass leaves the module to the SQLite one
+# the markup, whatever database served it: CI's SQLite pass leaves the module to the PostgreSQL one
 pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.backend_neutral]
 
 DAY = dt.date(2024, 8, 3)

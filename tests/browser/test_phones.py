@@ -10,7 +10,7 @@ from tests.factories import EventFactory, RoundFactory, play
 from tests.roles import organiser
 from tournaments.models import EventStatus, Participant, Race
 
-# the markup, whatever database served it: CI's PostgreSQL pass leaves the module to the SQLite one
+# the markup, whatever database served it: CI's SQLite pass leaves the module to the PostgreSQL one
 pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.backend_neutral]
 
 RANKINGS = ["/rankings/elo/", "/rankings/glicko/", "/rankings/knsb/", "/rankings/elo/2024-07/"]
