@@ -269,12 +269,17 @@ def test_a_partial_run_rewrites_only_the_current_ratings_that_changed_and_distru
     assert verify_system(RatingSystem.objects.get(slug="elo"), today=TODAY).count == 0
 
 
-@pytest.mark.postgresql
-def test_a_key_taken_for_stored_but_deleted_by_hand_is_written_again():
+def one_game_rated(slug):
+    """Two coaches, one game between them on 2 March 2024, rated in `slug`: (the coaches, its current ratings)."""
     coaches = CoachFactory.create_batch(2)
     add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
-    run("elo")
-    ratings = CurrentRating.objects.filter(system__slug="elo")
+    run(slug)
+    return coaches, CurrentRating.objects.filter(system__slug=slug)
+
+
+@pytest.mark.postgresql
+def test_a_key_taken_for_stored_but_deleted_by_hand_is_written_again():
+    coaches, ratings = one_game_rated("elo")
     first = ratings.get(coach=coaches[0])
     values = ratings.filter(pk=first.pk).values_list(*storage.CURRENT_FIELDS).get()
     first.delete()
@@ -287,10 +292,7 @@ def test_a_key_taken_for_stored_but_deleted_by_hand_is_written_again():
 
 @pytest.mark.postgresql
 def test_a_full_run_removes_a_pooled_key_stored_twice():
-    coaches = CoachFactory.create_batch(2)
-    add_event(coaches, dt.date(2024, 3, 2), [[(0, 1, (2, 0))]])
-    run("global-glicko")
-    ratings = CurrentRating.objects.filter(system__slug="global-glicko")
+    coaches, ratings = one_game_rated("global-glicko")
     stored = everything("global-glicko")
     twin = ratings.get(coach=coaches[0])
     twin.pk = None  # the unique constraint lets a key whose race is none be stored twice
