@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from json.encoder import encode_basestring  # json.dumps's own, with ensure_ascii=False
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 from audit.models import Action
 from audit.services import audit_record
+from ratings.bulk import fetch_binary
 from ratings.models import Publication, PublishedEntry, RatingList, RatingListEntry, RatingSystem, RecalculationRun, RunStatus
 from ratingsite import page_cache
 from tournaments.models import Coach, Game, Race, Variant, Visibility
@@ -30,15 +32,44 @@ def entries_digest(header: tuple, entries: Iterable[tuple]) -> str:
     """SHA-256 (hex) of a publication's canonical form: its header (date, edition, rated, ranked,
     starters, complete), then each entry (DIGESTED's fields) as one line of JSON, the lines sorted.
     Floats by their shortest exact repr, so the same numbers give the same text on any database."""
-    def canonical(row: tuple) -> str:
-        values = [None if v is None else float(v) if name in _FLOATS else v for name, v in zip(DIGESTED, row)]
-        return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
-
     date, edition, rated, ranked, starters, complete = header
     digest = hashlib.sha256(json.dumps([str(date), edition, rated, ranked, starters, bool(complete)]).encode())
-    for line in sorted(map(canonical, entries)):
-        digest.update(b"\n" + line.encode())
+    lines = sorted(_canonical_lines(entries))
+    if lines:
+        digest.update(("\n" + "\n".join(lines)).encode())
     return digest.hexdigest()
+
+
+def _canonical_lines(entries: Iterable[tuple]) -> list[str]:
+    """Each entry as `json.dumps([...], ensure_ascii=False, separators=(",", ":"))` would write it
+    (floats as floats), built a column at a time: a first run publishes millions of entries, and
+    encoding each as one JSON document was most of its publishing."""
+    rows = list(entries)
+    if not rows:
+        return []
+    texts = [_json_texts(column, as_float=name in _FLOATS) for name, column in zip(DIGESTED, zip(*rows))]
+    return ["[" + line + "]" for line in map(",".join, zip(*texts))]
+
+
+_NOT_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}  # json's words for them
+
+
+def _json_texts(column: tuple, *, as_float: bool) -> list[str]:
+    """Each value of a column as JSON text: the common cases by type, a column at a time; any
+    other value as json writes it."""
+    kinds = set(map(type, column))
+    if as_float:
+        if not kinds <= {float, type(None)}:
+            column = tuple(None if v is None else float(v) for v in column)
+        texts = ["null" if v is None else repr(v) for v in column]
+        if not _NOT_FINITE.keys().isdisjoint(texts):
+            texts = [_NOT_FINITE.get(text, text) for text in texts]
+        return texts
+    if kinds == {str}:
+        return list(map(encode_basestring, column))
+    if kinds <= {int, type(None)}:
+        return ["null" if v is None else str(v) for v in column]
+    return [json.dumps(v, ensure_ascii=False) for v in column]
 
 
 def publication_header(publication: Publication) -> tuple:
@@ -94,9 +125,7 @@ def lists_publish_due(*, system: RatingSystem, today: dt.date, newest: int | Non
     if not connection.features.can_return_rows_from_bulk_insert:  # SQLite before 3.35 gives no ids back
         publications = list(Publication.objects.filter(system=system, date__in=[r.date for r in due], edition=1).order_by("date"))
     for rating_list, publication in zip(due, publications):
-        _copy_entries(system.pk, rating_list.pk, publication.pk)
-    for publication, entries in publications_entries(publications):
-        publication.digest = entries_digest(publication_header(publication), entries)
+        publication.digest = entries_digest(publication_header(publication), _copy_entries(system.pk, rating_list.pk, publication.pk))
     Publication.objects.bulk_update(publications, ["digest"], batch_size=500)
     return publications
 
@@ -130,8 +159,7 @@ def list_republish(*, system: RatingSystem, date: dt.date, actor, reason: str, e
         reason=reason, rated=rating_list.rated, ranked=rating_list.ranked, starters=rating_list.starters,
         complete=rating_list.complete,
     )
-    _copy_entries(system.pk, rating_list.pk, publication.pk)
-    publication.digest = publication_digest(publication)
+    publication.digest = entries_digest(publication_header(publication), _copy_entries(system.pk, rating_list.pk, publication.pk))
     publication.save(update_fields=["digest"])
     audit_record(actor=actor, action=Action.LIST_REPUBLISH, obj=publication, before={"edition": earlier},
                  after={"edition": publication.edition, "date": date.isoformat(), "digest": publication.digest}, note=reason)
@@ -153,23 +181,39 @@ def _published_meanwhile(*, system: RatingSystem, date: dt.date, edition: int, a
     )
 
 
-def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> None:
+def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> list[tuple]:
+    """Copy a list's entries into its publication; returns them as stored (DIGESTED's fields), for
+    its digest, without reading them back (RETURNING)."""
     entry, published = RatingListEntry._meta.db_table, PublishedEntry._meta.db_table
     coach, race, variant = Coach._meta.db_table, Race._meta.db_table, Variant._meta.db_table
     figures = ", ".join(f"e.{name}" for name in _COPIED)
+    sql = (
+        f"INSERT INTO {published} (publication_id, coach_number, coach_name, nationality, race_slug, race_name,"
+        f" variant_slug, variant_name, {', '.join(_COPIED)})"
+        # a hidden coach is published under his label alone, without his nationality
+        f" SELECT %s, c.number, c.public_name, CASE WHEN c.visibility = %s THEN '' ELSE coalesce(c.nationality, '') END,"
+        f" coalesce(r.slug, ''), coalesce(r.name, ''),"
+        f" v.slug, v.name, {figures}"
+        f" FROM {entry} e JOIN {coach} c ON c.id = e.coach_id LEFT JOIN {race} r ON r.id = e.race_id"
+        # the system too: on PostgreSQL it picks the system's partition of the entries
+        f" JOIN {variant} v ON v.id = e.variant_id WHERE e.system_id = %s AND e.rating_list_id = %s"
+    )
+    params: list[int | str] = [publication_id, Visibility.HIDDEN, system_id, rating_list_id]
+    returning = f" RETURNING {', '.join(DIGESTED)}"
+    if not _returns_rows():
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+        return list(PublishedEntry.objects.filter(publication_id=publication_id).values_list(*DIGESTED))
+    if connection.vendor == "postgresql":
+        return fetch_binary(sql + returning, params)  # floats as sent, not parsed from text
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {published} (publication_id, coach_number, coach_name, nationality, race_slug, race_name,"
-            f" variant_slug, variant_name, {', '.join(_COPIED)})"
-            # a hidden coach is published under his label alone, without his nationality
-            f" SELECT %s, c.number, c.public_name, CASE WHEN c.visibility = %s THEN '' ELSE coalesce(c.nationality, '') END,"
-            f" coalesce(r.slug, ''), coalesce(r.name, ''),"
-            f" v.slug, v.name, {figures}"
-            f" FROM {entry} e JOIN {coach} c ON c.id = e.coach_id LEFT JOIN {race} r ON r.id = e.race_id"
-            # the system too: on PostgreSQL it picks the system's partition of the entries
-            f" JOIN {variant} v ON v.id = e.variant_id WHERE e.system_id = %s AND e.rating_list_id = %s",
-            [publication_id, Visibility.HIDDEN, system_id, rating_list_id],
-        )
+        cursor.execute(sql + returning, params)
+        return cursor.fetchall()
+
+
+def _returns_rows() -> bool:
+    """Whether an INSERT gives its rows back (RETURNING): PostgreSQL does, SQLite from 3.35."""
+    return connection.vendor == "postgresql" or connection.features.can_return_rows_from_bulk_insert
 
 
 def published_names_replace(*, coach_number: int, name: str, nationality: str | None = None) -> int:

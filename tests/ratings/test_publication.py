@@ -92,6 +92,18 @@ def test_every_list_a_run_makes_up_to_its_day_is_published_as_it_was_computed(le
         assert published(slug, day) == computed(slug, day)
 
 
+@pytest.mark.parametrize("returning", [True, False], ids=["rows-returned", "no-returning"])
+def test_each_publication_is_digested_as_its_entries_are_stored(monkeypatch, returning):
+    # no-returning: a database that gives no rows back from an INSERT (SQLite before 3.35) reads them back
+    monkeypatch.setattr(services.publication, "_returns_rows", lambda: returning)
+    build_league()
+    recalculate_all()
+    publications = list(Publication.objects.all())
+    assert len(publications) == RatingList.objects.filter(date__lte=TODAY).count() > 0
+    assert PublishedEntry.objects.count() == RatingListEntry.objects.filter(rating_list__date__lte=TODAY).count() > 0
+    assert {p.pk: p.digest for p in publications} == {p.pk: services.publication_digest(p) for p in publications}
+
+
 def test_a_later_run_publishes_only_the_new_list_and_leaves_the_others(league):
     before = every_publication()
     recalculate_all(today=dt.date(2024, 10, 3))  # the list of 1 October is made, and published
