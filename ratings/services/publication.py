@@ -47,6 +47,8 @@ def _canonical_lines(entries: Iterable[tuple]) -> list[str]:
     rows = list(entries)
     if not rows:
         return []
+    if any(len(row) != len(DIGESTED) for row in rows):
+        raise ValueError(f"a published entry is digested by its {len(DIGESTED)} fields (DIGESTED), no more and no fewer")
     texts = [_json_texts(column, as_float=name in _FLOATS) for name, column in zip(DIGESTED, zip(*rows))]
     return ["[" + line + "]" for line in map(",".join, zip(*texts))]
 
@@ -69,7 +71,7 @@ def _json_texts(column: tuple, *, as_float: bool) -> list[str]:
         return list(map(encode_basestring, column))
     if kinds <= {int, type(None)}:
         return ["null" if v is None else str(v) for v in column]
-    return [json.dumps(v, ensure_ascii=False) for v in column]
+    return [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in column]
 
 
 def publication_header(publication: Publication) -> tuple:
@@ -182,8 +184,8 @@ def _published_meanwhile(*, system: RatingSystem, date: dt.date, edition: int, a
 
 
 def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> list[tuple]:
-    """Copy a list's entries into its publication; returns them as stored (DIGESTED's fields), for
-    its digest, without reading them back (RETURNING)."""
+    """Copy a list's entries into its publication; returns them (DIGESTED's fields) for its digest,
+    as the INSERT gives them back (RETURNING) where the database can, else read back."""
     entry, published = RatingListEntry._meta.db_table, PublishedEntry._meta.db_table
     coach, race, variant = Coach._meta.db_table, Race._meta.db_table, Variant._meta.db_table
     figures = ", ".join(f"e.{name}" for name in _COPIED)
@@ -205,7 +207,7 @@ def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> l
             cursor.execute(sql, params)
         return list(PublishedEntry.objects.filter(publication_id=publication_id).values_list(*DIGESTED))
     if connection.vendor == "postgresql":
-        return fetch_binary(sql + returning, params)  # floats as sent, not parsed from text
+        return fetch_binary(sql + returning, params)  # binary rows: cheaper to read than text
     with connection.cursor() as cursor:
         cursor.execute(sql + returning, params)
         return cursor.fetchall()
@@ -213,7 +215,7 @@ def _copy_entries(system_id: int, rating_list_id: int, publication_id: int) -> l
 
 def _returns_rows() -> bool:
     """Whether an INSERT gives its rows back (RETURNING): PostgreSQL does, SQLite from 3.35."""
-    return connection.vendor == "postgresql" or connection.features.can_return_rows_from_bulk_insert
+    return connection.features.can_return_rows_from_bulk_insert
 
 
 def published_names_replace(*, coach_number: int, name: str, nationality: str | None = None) -> int:
