@@ -124,6 +124,110 @@ class GameRecord:
         return None
 
 
+class RecordColumns(Sequence[GameRecord]):
+    """Recorded games held as columns, each GameRecord made when it is asked for: a full replay's
+    two million records as objects held some 450 MB, and each run's process, forked to share
+    them, copied every page it read (reading an object writes its reference count). NumPy columns
+    stay shared; a replay makes the records of a month at a time. A slice, or `take`, is columns again.
+
+    `events` maps an event id to its (variant, major, sanctioned, end); `races` a race id to its
+    (slug, ranked), -1 being no race; `corrections` a game id to its Correction tuple (the game's
+    report date is then its first's). In the columns -1 is no away coach, 0 no report date (an
+    ordinal), and kind and concession are codes into `kinds` and `concessions`.
+    """
+
+    __slots__ = ("times", "_columns", "_events", "_races", "_corrections", "_kinds", "_concessions")
+
+    INTS = ("game_id", "event_id", "home", "home_race", "away", "away_race", "event_coaches", "kind", "conceded_by", "reported_on")
+
+    def __init__(
+        self, times: list[datetime], columns: Mapping[str, np.ndarray], *, events: Mapping[int, tuple[Any, ...]],
+        races: Mapping[int, tuple[Any, ...]], corrections: Mapping[int, tuple[Correction, ...]], kinds: Sequence[str],
+        concessions: Sequence[str | None],
+    ):
+        missing = {*self.INTS, "home_score"} - set(columns)
+        if missing:
+            raise TypeError(f"RecordColumns: no column for {', '.join(sorted(missing))}")
+        if any(len(column) != len(times) for column in columns.values()):
+            raise ValueError("RecordColumns: every column holds one value a game")
+        self.times = times  # each game's played_at (naive UTC): bisected by the replay
+        self._columns = dict(columns)
+        self._events, self._races, self._corrections = events, races, corrections
+        self._kinds, self._concessions = kinds, concessions
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    def column(self, name: str) -> np.ndarray:
+        return self._columns[name]
+
+    def _view(self, times: list[datetime], at: Any) -> RecordColumns:
+        return RecordColumns(
+            times, {name: column[at] for name, column in self._columns.items()}, events=self._events,
+            races=self._races, corrections=self._corrections, kinds=self._kinds, concessions=self._concessions,
+        )
+
+    def take(self, positions: np.ndarray) -> RecordColumns:
+        """The games at `positions`, in that order."""
+        times = self.times
+        return self._view([times[i] for i in positions.tolist()], positions)
+
+    def sanctioned(self) -> np.ndarray:
+        """Whether each game's event is sanctioned."""
+        events, ids = self._events, self._columns["event_id"]
+        found, inverse = np.unique(ids, return_inverse=True)
+        return np.array([events[e][2] for e in found.tolist()], dtype=bool)[inverse].reshape(len(ids))
+
+    def reported_since(self, day: date) -> np.ndarray:
+        """Whether a result of each game entered the record on or after `day`: its report, or for a
+        corrected game its last correction."""
+        found = self._columns["reported_on"] >= day.toordinal()
+        if self._corrections:
+            for i, game_id in enumerate(self._columns["game_id"].tolist()):
+                corrected = self._corrections.get(game_id)
+                if corrected:
+                    found[i] = corrected[-1].corrected_on >= day
+        return found
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self._view(self.times[index], index)
+        return self._records(slice(index, index + 1 or None))[0]
+
+    def __iter__(self) -> Iterator[GameRecord]:
+        for start in range(0, len(self), 10_000):
+            yield from self._records(slice(start, start + 10_000))
+
+    def _records(self, at: slice) -> list[GameRecord]:
+        columns = {name: self._columns[name][at].tolist() for name in (*self.INTS, "home_score")}
+        events, races, corrections, kinds, concessions = (
+            self._events, self._races, self._corrections, self._kinds, self._concessions)
+        dates: dict[int, date | None] = {ordinal: date.fromordinal(ordinal) for ordinal in set(columns["reported_on"]) - {0}}
+        dates[0] = None
+        records: list[GameRecord] = []
+        append = records.append
+        for game_id, at_time, event_id, home, home_race, away, away_race, score, coaches, kind, conceded, reported in zip(
+            columns["game_id"], self.times[at], columns["event_id"], columns["home"], columns["home_race"],
+            columns["away"], columns["away_race"], columns["home_score"], columns["event_coaches"], columns["kind"],
+            columns["conceded_by"], columns["reported_on"],
+        ):
+            variant, major, sanctioned, end = events[event_id]
+            home_slug, home_ranked = races[home_race]
+            away_slug, away_ranked = races[away_race]
+            # GameRecord's fields in order (positional: keywords cost more, a million times)
+            record = GameRecord(
+                game_id, at_time, event_id, variant, home, home_slug, None if away < 0 else away, away_slug, score,
+                coaches, major, sanctioned, home_ranked, away_ranked, kinds[kind], concessions[conceded], end,
+                dates[reported],
+            )
+            if corrections:
+                found = corrections.get(game_id)
+                if found:
+                    record.corrections, record.reported_on = found, found[0].reported_on
+            append(record)
+        return records
+
+
 class Correction(NamedTuple):
     """A result a game had before a correction, and since when; `corrected_on`: the day it was replaced."""
 

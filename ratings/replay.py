@@ -16,13 +16,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import compress, repeat
-from operator import attrgetter, eq, methodcaller
-from typing import Any
+from operator import eq, methodcaller
+from typing import Any, cast
 
 import numpy as np
 
 from rating_engines import glicko
-from rating_engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason, RowColumns
+from rating_engines.common import CalculationRow, CountingRule, GameRecord, PeriodSummary, Reason, RecordColumns, RowColumns
 from rating_engines.protocol import Engine, LateResults
 from tournaments.rules import FIRST_PLAY_DATE, last_play_date
 
@@ -512,8 +512,8 @@ class UnratableGame(ValueError):
 
 
 def replayable(
-    games: list[GameRecord], config, *, start: dt.date | None, until: dt.date, lists_from: dt.date | None = None,
-) -> tuple[list[GameRecord], dt.date | None]:
+    games: Sequence[GameRecord], config, *, start: dt.date | None, until: dt.date, lists_from: dt.date | None = None,
+) -> tuple[Sequence[GameRecord], dt.date | None]:
     """The games an engine is given, and the date the lists start from: `start`, else the system's
     first counted game (None: no game counts, and there are no lists).
 
@@ -523,19 +523,26 @@ def replayable(
     A replay from a checkpoint (`start`) takes them from the month its lists started (`lists_from`,
     the checkpoint's Ledger.first), as the replay from the first game did: one played before the
     checkpoint and reported since goes forward (KNSB) as it would have.
-    Any other game outside the record's dates of play raises UnratableGame.
+    Any other game outside the record's dates of play raises UnratableGame. Columns (RecordColumns)
+    stay columns.
     """
     first = start
     if first is None:
         counts = CountingRule.of(config).exclusion
         first = next((g.played_at.date() for g in games if counts(g) is None), None)
     kept_from = lists_from if start is not None and lists_from is not None else first
-    played_at = attrgetter("played_at")
-    lo = bisect_left(games, dt.datetime.combine(month_start(kept_from) if kept_from else FIRST_PLAY_DATE, dt.time()), key=played_at)
-    hi = max(lo, bisect_left(games, dt.datetime.combine(until + dt.timedelta(days=1), dt.time()), key=played_at))
-    before, after = games[:lo], games[hi:]
-    if not all(g.sanctioned for g in before) or not all(g.sanctioned for g in after):
-        games = [g for g in before if g.sanctioned] + games[lo:hi] + [g for g in after if g.sanctioned]
+    times = _times(games)
+    lo = bisect_left(times, dt.datetime.combine(month_start(kept_from) if kept_from else FIRST_PLAY_DATE, dt.time()))
+    hi = max(lo, bisect_left(times, dt.datetime.combine(until + dt.timedelta(days=1), dt.time())))
+    if isinstance(games, RecordColumns):
+        outside = ~games.sanctioned()
+        outside[lo:hi] = False
+        if outside.any():
+            games = games.take(np.flatnonzero(~outside))
+    else:
+        before, after = games[:lo], games[hi:]
+        if not all(g.sanctioned for g in before) or not all(g.sanctioned for g in after):
+            games = [*(g for g in before if g.sanctioned), *games[lo:hi], *(g for g in after if g.sanctioned)]
     last = last_play_date(until)
     if games and games[0].played_at.date() < FIRST_PLAY_DATE:
         raise UnratableGame(games[0], f"it is dated before {FIRST_PLAY_DATE.isoformat()}, the first date of play")
@@ -545,23 +552,25 @@ def replayable(
 
 
 def forwarded(
-    games: list[GameRecord], late_month: Callable[[GameRecord], int | None], placements: Callable, *,
+    games: Sequence[GameRecord], late_month: Callable[[GameRecord], int | None], placements: Callable, *,
     start: dt.date | None, until: dt.date,
-) -> tuple[list[GameRecord], dict[dt.date, list[GameRecord]]]:
+) -> tuple[Sequence[GameRecord], dict[dt.date, list[GameRecord]]]:
     """(the games rated in the list after their month of play, {month start: the games reported late
     that the list after that month rates}), each in rating order; a corrected game gives the
-    records of its `placements`.
+    records of its `placements`. Columns (RecordColumns) give columns, unless a correction puts
+    another record in a game's place.
 
     A replay from a checkpoint (`start`) is given, besides the games played since, those played
     before it that were reported since: the late ones among them go forward; the others were rated
     before the checkpoint. A late game whose month is after `until` is not reported yet as of then.
     """
     on_time: list[GameRecord] = []
+    kept: list[int] | None = [] if isinstance(games, RecordColumns) else None  # on time as they are, by position
     late: dict[dt.date, list[GameRecord]] = {}
     begin = dt.datetime.combine(start, dt.time()) if start is not None else None
     first = -1 if start is None else start.year * 12 + start.month - 1
     last = until.year * 12 + until.month - 1
-    for g in games:
+    for position, g in enumerate(games):
         if g.corrections:
             placed = placements(g)
         elif g.reported_on is None:
@@ -571,10 +580,22 @@ def forwarded(
         for month, record in placed:
             if month is None:
                 if begin is None or record.played_at >= begin:
-                    on_time.append(record)
+                    if kept is None:
+                        on_time.append(record)
+                    elif record is g:
+                        kept.append(position)
+                    else:  # another record in the game's place: a list from here on
+                        on_time, kept = [*cast(RecordColumns, games).take(np.array(kept, dtype=np.int64)), record], None
             elif first <= month <= last:
                 late.setdefault(dt.date(month // 12, month % 12 + 1, 1), []).append(record)
+    if kept is not None:
+        return cast(RecordColumns, games).take(np.array(kept, dtype=np.int64)), late
     return on_time, late
+
+
+def _times(games: Sequence[GameRecord]) -> list[dt.datetime]:
+    """Each game's time of play."""
+    return games.times if isinstance(games, RecordColumns) else [g.played_at for g in games]
 
 
 def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:
@@ -628,7 +649,7 @@ def _run_chunk(
 def replay(
     module: Engine[Any, Any],
     config: Any,
-    games: list[GameRecord],
+    games: Sequence[GameRecord],
     ledger: Ledger,
     *,
     start: dt.date | None,
@@ -657,7 +678,7 @@ def replay(
     late: dict[dt.date, list[GameRecord]] = {}
     if isinstance(module, LateResults):  # KNSB: a result reported late goes into a later list
         games, late = forwarded(games, module.late_month, module.placements, start=start, until=until)
-    times = [g.played_at for g in games]
+    times = _times(games)
     board = ledger.board
     lo = 0
     total = len(dates) + 1
@@ -666,7 +687,7 @@ def replay(
         hi = bisect_left(times, dt.datetime.combine(end, dt.time()), lo) if is_list else len(games)
         chunk_start = dates[index - 1] if index else month_start(first)
         rows, summaries, played_games = _run_chunk(
-            module, config, ledger, games[lo:hi], times[lo:hi], late, forward=[day for day in late if not is_list or day < end],
+            module, config, ledger, list(games[lo:hi]), times[lo:hi], late, forward=[day for day in late if not is_list or day < end],
             end=end,
         )
         ledger.games += played_games

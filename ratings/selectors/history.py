@@ -4,6 +4,7 @@ import io
 import pickle
 import zlib
 from bisect import bisect_left
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import attrgetter
@@ -16,7 +17,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from rating_engines.common import Correction, GameRecord, paused_gc
+from rating_engines.common import Correction, GameRecord, RecordColumns, paused_gc
 from rating_engines.protocol import Engine, LateResults
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
@@ -108,6 +109,13 @@ def _planned_for_every_row(window: bool):
 def game_records(
     *, since: dt.datetime | None = None, until: dt.datetime | None = None, reported_since: dt.date | None = None,
 ) -> list[GameRecord]:
+    """record_columns' games as GameRecord objects."""
+    return list(record_columns(since=since, until=until, reported_since=reported_since))
+
+
+def record_columns(
+    *, since: dt.datetime | None = None, until: dt.datetime | None = None, reported_since: dt.date | None = None,
+) -> RecordColumns:
     """Every recorded game of a public event (sanctioned, or open play) in [since, until), in rating order (time of play, id),
     and with `reported_since` also those played before `since` reported on or after that day (a
     KNSB replay from a checkpoint takes the late ones forward).
@@ -120,32 +128,55 @@ def game_records(
     # PostgreSQL hands back naive UTC itself (its C loader), which is most of reading a long history.
     played_at = "g.played_at AT TIME ZONE 'UTC'" if connection.vendor == "postgresql" else "g.played_at"
     events, races, coaches_in_event = _record_lookups(where, params, whole=whole)
-    as_naive = (lambda value: value) if connection.vendor == "postgresql" else naive_utc
-    records = []
-    append = records.append
-    # One object per time of play, kind, event and coach: the driver makes a new one per row.
-    shared: dict = {}
-    share = shared.setdefault
-    # a server-side cursor on PostgreSQL: a million raw rows are never held at once beside the records
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in _RECORD_TYPES}
+    times: list[dt.datetime] = []
+    share = {}.setdefault  # one object per time of play: the driver makes a new one per row
+    kinds: dict[str, int] = {}
+    concessions: dict[str | None, int] = {None: 0}
+    ordinals: dict[Any, int] = {None: 0}
+
+    def ordinal(day) -> int:
+        found = ordinals.get(day)
+        if found is None:
+            found = ordinals[day] = _as_date(day).toordinal()
+        return found
+
+    # a server-side cursor on PostgreSQL: a million raw rows are never held at once beside the
+    # columns, and each batch is columns at once (as lists, two million games held 700 MB for a moment)
     with _planned_for_every_row(not whole), connection.chunked_cursor() as cursor:
         cursor.execute(_GAME_SQL.format(where=where, played_at=played_at), params)
         while rows := cursor.fetchmany(20_000):
-            for game_id, at, event_id, home, home_race, away, away_race, home_td, away_td, kind, conceded_by, reported in rows:
-                variant, major, is_sanctioned, event_end = events[event_id]
-                home_slug, home_ranked = races[home_race]
-                away_slug, away_ranked = races[away_race]
-                # GameRecord's fields in order (positional: a million keyword calls add up)
-                append(GameRecord(
-                    game_id, share(at := as_naive(at), at), share(event_id, event_id), variant, share(home, home),
-                    home_slug, share(away, away), away_slug,
-                    1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5,
-                    coaches_in_event.get(event_id, 0), major, is_sanctioned, home_ranked, away_ranked,
-                    share(kind, kind), conceded_by, event_end, reported if reported is None else share(reported, _as_date(reported)),
-                ))
-    _with_corrections(records)
-    if whole:  # every game of every event is here: count each event's coaches from them
-        _count_event_coaches(records)
-    return records
+            game_id, at, event_id, home, home_race, away, away_race, home_td, away_td, kind, conceded_by, reported = zip(*rows)
+            times.extend(share(t, t) for t in (at if connection.vendor == "postgresql" else map(naive_utc, at)))
+            home_goals, away_goals = np.array(home_td), np.array(away_td)
+            for name, values in (
+                ("game_id", game_id), ("event_id", event_id), ("home", home), ("home_race", _ids(home_race)),
+                ("away", _ids(away)), ("away_race", _ids(away_race)),
+                ("home_score", np.where(home_goals > away_goals, 1.0, np.where(home_goals < away_goals, 0.0, 0.5))),
+                ("kind", [kinds.setdefault(k, len(kinds)) for k in kind]),
+                ("conceded_by", [concessions.setdefault(c, len(concessions)) for c in conceded_by]),
+                ("reported_on", list(map(ordinal, reported))),
+            ):
+                parts[name].append(np.asarray(values, dtype=_RECORD_TYPES[name]))
+    columns = {
+        name: np.concatenate(found) if found else np.zeros(0, dtype=_RECORD_TYPES[name]) for name, found in parts.items()
+    }
+    columns["event_coaches"] = (
+        _event_coaches(columns) if whole  # every game of every event is here: count each event's coaches from them
+        else _looked_up(columns["event_id"], lambda event: coaches_in_event.get(event, 0))
+    )
+    races = {-1 if pk is None else pk: found for pk, found in races.items()}
+    return RecordColumns(
+        times, columns, events=events, races=races, corrections=_corrections(), kinds=list(kinds),
+        concessions=list(concessions),
+    )
+
+
+# each column's type: ids as they are, codes and counts narrower (two million games: 100 MB in all)
+_RECORD_TYPES = {
+    "game_id": np.int64, "event_id": np.int64, "home": np.int64, "home_race": np.int32, "away": np.int64,
+    "away_race": np.int32, "home_score": np.float64, "kind": np.int8, "conceded_by": np.int8, "reported_on": np.int32,
+}
 
 
 def _record_lookups(where: str, params: list, *, whole: bool) -> tuple[dict, dict, dict]:
@@ -171,19 +202,28 @@ def _record_lookups(where: str, params: list, *, whole: bool) -> tuple[dict, dic
     return events, races, coaches_in_event
 
 
-def _count_event_coaches(records: list[GameRecord]) -> None:
-    """Set each record's N, its event's distinct coaches, from the records (every game of every event)."""
-    seen: dict = {}
-    for record in records:
-        coaches = seen.get(record.event_id)
-        if coaches is None:
-            coaches = seen[record.event_id] = set()
-        coaches.add(record.home)
-        if record.away is not None:
-            coaches.add(record.away)
-    counts = {event_id: len(coaches) for event_id, coaches in seen.items()}
-    for record in records:
-        record.event_coaches = counts[record.event_id]
+def _ids(values) -> list[int]:
+    """Ids, -1 for none."""
+    return [-1 if v is None else v for v in values]
+
+
+def _looked_up(ids: np.ndarray, find) -> np.ndarray:
+    """`find(id)` for each of `ids`, found once per distinct id."""
+    distinct, inverse = np.unique(ids, return_inverse=True)
+    return np.array([find(i) for i in distinct.tolist()], dtype=np.int32)[inverse].reshape(len(ids))
+
+
+def _event_coaches(columns: dict[str, np.ndarray]) -> np.ndarray:
+    """Each game's N, its event's distinct coaches, counted from the games (every game of every event)."""
+    events, away = columns["event_id"], columns["away"]
+    sides = np.concatenate([
+        np.stack([events, columns["home"]], axis=1), np.stack([events[away >= 0], away[away >= 0]], axis=1),
+    ])
+    if not len(sides):
+        return np.zeros(0, dtype=np.int64)
+    pairs = np.unique(sides, axis=0)
+    distinct, counts = np.unique(pairs[:, 0], return_counts=True)
+    return counts[np.searchsorted(distinct, events)]
 
 
 def sanctioned_records(event, *, reported_on: dt.date) -> list[GameRecord]:
@@ -208,22 +248,16 @@ def sanctioned_records(event, *, reported_on: dt.date) -> list[GameRecord]:
     ]
 
 
-def _with_corrections(records: list[GameRecord]) -> None:
-    """Give each corrected game the results it had before (oldest first), and as its report date
-    the day it first entered the record: the lists that rated those results keep them (KNSB)."""
+def _corrections() -> dict[int, tuple[Correction, ...]]:
+    """Each corrected game's results before (oldest first), by game id: the lists that rated them
+    keep them (KNSB), and the game counts as reported the day it first entered the record."""
     corrections: dict = {}
     for game_id, corrected_on, home_td, away_td, kind, reported_on in GameCorrection.objects.order_by("game_id", "id").values_list(
         "game_id", "corrected_on", "home_touchdowns", "away_touchdowns", "kind", "reported_on",
     ):
         score = 1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5
         corrections.setdefault(game_id, []).append(Correction(corrected_on, score, kind, reported_on))
-    if not corrections:
-        return
-    for record in records:
-        found = corrections.get(record.game_id)
-        if found:
-            record.corrections = tuple(found)
-            record.reported_on = found[0].reported_on
+    return {game_id: tuple(found) for game_id, found in corrections.items()}
 
 
 LZ4_MAGIC = b"\x04\x22\x4d\x18"
@@ -269,24 +303,32 @@ class _CheckpointUnpickler(pickle.Unpickler):
 @dataclass
 class GameHistory:
     """The game stream read once for several runs (every system at once): from `start` on, as
-    recorded at `read_at`."""
+    recorded at `read_at`; the games a list, or columns (RecordColumns)."""
     start: dt.date | None
-    games: list[GameRecord]
+    games: Sequence[GameRecord]
     read_at: dt.datetime
     reported: bool = False  # also holds the games played before `start` reported since
 
-    def since(self, start: dt.date | None, *, reported: bool = False) -> list[GameRecord] | None:
+    def since(self, start: dt.date | None, *, reported: bool = False) -> Sequence[GameRecord] | None:
         """The games played from `start` on, and if `reported` those played before it reported
         since (game_records' reported_since); None when this history does not reach back so far."""
         if self.start is not None and (start is None or start < self.start):
             return None
+        games = self.games
         if start is None:
-            return self.games
+            return games
         if reported and not self.reported:
             return None
-        cut = bisect_left(self.games, dt.datetime.combine(start, dt.time()), key=attrgetter("played_at"))
-        before = [g for g in self.games[:cut] if _reported_since(g, start)] if reported else []
-        return before + self.games[cut:]
+        begin = dt.datetime.combine(start, dt.time())
+        if isinstance(games, RecordColumns):
+            cut = bisect_left(games.times, begin)
+            if not reported:
+                return games[cut:]
+            late = np.flatnonzero(games[:cut].reported_since(start))
+            return games.take(np.concatenate([late, np.arange(cut, len(games))]))
+        cut = bisect_left(games, begin, key=attrgetter("played_at"))
+        before = [g for g in games[:cut] if _reported_since(g, start)] if reported else []
+        return [*before, *games[cut:]]
 
 
 def _reported_since(game: GameRecord, day: dt.date) -> bool:
@@ -304,7 +346,12 @@ def reads_reported(module: Engine[Any, Any]) -> bool:
 def games_from(start: dt.date | None, *, reported: bool, until: dt.date | None = None) -> list[GameRecord]:
     """The games a replay from `start` (a checkpoint; None: the first game) reads, played before
     `until` if given; with `reported` also those played before `start` and reported since."""
-    return game_records(
+    return list(columns_from(start, reported=reported, until=until))
+
+
+def columns_from(start: dt.date | None, *, reported: bool, until: dt.date | None = None) -> RecordColumns:
+    """games_from's games as columns."""
+    return record_columns(
         since=dt.datetime.combine(start, dt.time()) if start else None,
         until=dt.datetime.combine(until, dt.time()) if until else None,
         reported_since=start if reported and start else None,
@@ -317,8 +364,8 @@ def game_history(systems, since: dt.date | None) -> GameHistory:
     starts = [resume_date(system, since) for system in systems]
     start = None if None in starts or not starts else min(starts)
     reported = any(reads_reported(engine_for(system)[0]) for system in systems)
-    with paused_gc():  # a million records, none in a cycle: the collector's passes over them cost a third of reading
-        games = games_from(start, reported=reported)
+    with paused_gc():  # millions of values, none in a cycle: the collector's passes over them cost a third of reading
+        games = columns_from(start, reported=reported)
     return GameHistory(start=start, games=games, read_at=read_at, reported=reported)
 
 

@@ -21,6 +21,7 @@ from rating_engines.common import (
     GameRecord,
     PeriodSummary,
     Reason,
+    RecordColumns,
     RowColumns,
     check_fields,
     paused_gc,
@@ -229,3 +230,87 @@ def test_row_columns_are_the_rows_they_hold_with_defaults_for_the_fields_left_ou
 def test_row_columns_refuse_a_field_calculation_rows_do_not_have():
     with pytest.raises(ValueError, match="CalculationRow: unknown parameter.*rating"):
         RowColumns(1, {"rating": [1.0]})
+
+
+# RecordColumns: records encoded as the history reader encodes them, against the records themselves
+_RACES = {10: ("orc", True), 11: ("elf", True), 12: ("goblin", False), -1: (None, False)}
+_EVENTS = {1: ("bb2020", False, True, date(2022, 3, 6)), 2: ("sevens", True, False, None), 3: ("bb2020", True, True, None)}
+_KINDS, _CONCESSIONS = ["played", BYE, FORFEIT], [None, HOME, AWAY]
+
+
+@st.composite
+def recorded_games(draw):
+    """Games in play order, with what RecordColumns is built from: their times, columns and corrections."""
+    n = draw(st.integers(min_value=0, max_value=25))
+    minutes = sorted(draw(st.lists(st.integers(0, 60 * 24 * 90), min_size=n, max_size=n)))
+    games, corrections = [], {}
+    for game_id, minute in enumerate(minutes, start=100):
+        event_id = draw(st.sampled_from(sorted(_EVENTS)))
+        home_race = draw(st.sampled_from([10, 11, 12]))
+        bye = draw(st.booleans())
+        away, away_race = (None, -1) if bye else (draw(st.integers(2, 9)), draw(st.sampled_from([10, 11, 12])))
+        variant, major, sanctioned, end = _EVENTS[event_id]
+        reported = draw(st.none() | st.dates(date(2022, 1, 1), date(2022, 12, 31)))
+        g = GameRecord(
+            game_id, datetime(2022, 1, 1) + (minute * (datetime(2022, 1, 1, 0, 1) - datetime(2022, 1, 1))), event_id,
+            variant, 1, _RACES[home_race][0], away, _RACES[away_race][0], draw(st.sampled_from([0.0, 0.5, 1.0])),
+            draw(st.integers(0, 60)), major, sanctioned, _RACES[home_race][1], _RACES[away_race][1],
+            BYE if bye else draw(st.sampled_from(["played", FORFEIT])), draw(st.sampled_from(_CONCESSIONS)), end, reported,
+        )
+        if draw(st.integers(0, 4)) == 0:  # a corrected game: its report date is its first result's
+            found = tuple(
+                Correction(draw(st.dates(date(2022, 1, 1), date(2022, 12, 31))), 0.5, "played", draw(st.none() | st.dates()))
+                for _ in range(draw(st.integers(1, 2)))
+            )
+            corrections[game_id] = found
+            g.corrections, g.reported_on = found, found[0].reported_on
+        games.append((g, home_race, away_race, reported))
+    records = [g for g, *_ in games]
+    columns = {
+        "game_id": np.array([g.game_id for g in records], dtype=np.int64),
+        "event_id": np.array([g.event_id for g in records], dtype=np.int64),
+        "home": np.array([g.home for g in records], dtype=np.int64),
+        "home_race": np.array([race for _, race, _, _ in games], dtype=np.int32),
+        "away": np.array([-1 if g.away is None else g.away for g in records], dtype=np.int64),
+        "away_race": np.array([race for _, _, race, _ in games], dtype=np.int32),
+        "home_score": np.array([g.home_score for g in records], dtype=np.float64),
+        "event_coaches": np.array([g.event_coaches for g in records], dtype=np.int32),
+        "kind": np.array([_KINDS.index(g.kind) for g in records], dtype=np.int8),
+        "conceded_by": np.array([_CONCESSIONS.index(g.conceded_by) for g in records], dtype=np.int8),
+        "reported_on": np.array([0 if day is None else day.toordinal() for *_, day in games], dtype=np.int32),
+    }
+    table = RecordColumns([g.played_at for g in records], columns, events=_EVENTS, races=_RACES,
+                          corrections=corrections, kinds=_KINDS, concessions=_CONCESSIONS)
+    return records, table
+
+
+@given(recorded_games(), st.data())
+def test_record_columns_give_the_records_they_hold_whole_sliced_and_taken(recorded, data):
+    records, table = recorded
+    assert len(table) == len(records) and table.times == [g.played_at for g in records]
+    assert list(table) == records
+    if records:
+        i = data.draw(st.integers(-len(records), len(records) - 1))
+        assert table[i] == records[i]
+    lo, hi = data.draw(st.integers(0, len(records))), data.draw(st.integers(0, len(records)))
+    part = table[lo:hi]
+    assert isinstance(part, RecordColumns) and list(part) == records[lo:hi] and part.times == table.times[lo:hi]
+    positions = data.draw(st.lists(st.integers(0, max(len(records) - 1, 0)), max_size=len(records))) if records else []
+    taken = table.take(np.array(positions, dtype=np.int64))
+    assert list(taken) == [records[p] for p in positions] and taken.times == [records[p].played_at for p in positions]
+    assert table.sanctioned().tolist() == [g.sanctioned for g in records]
+    day = data.draw(st.dates(date(2022, 1, 1), date(2023, 1, 1)))
+    last_report = [g.corrections[-1].corrected_on if g.corrections else g.reported_on for g in records]
+    assert table.reported_since(day).tolist() == [found is not None and found >= day for found in last_report]
+
+
+def test_record_columns_refuse_a_missing_column_and_columns_of_other_lengths():
+    with pytest.raises(TypeError, match="no column for away, away_race"):
+        RecordColumns([], {name: np.zeros(0) for name in RecordColumns.INTS if name not in ("away", "away_race")} |
+                      {"home_score": np.zeros(0)}, events={}, races={}, corrections={}, kinds=[], concessions=[None])
+    with pytest.raises(ValueError, match="one value a game"):
+        RecordColumns([datetime(2022, 1, 1)], {name: np.zeros(2, dtype=np.int64) for name in (*RecordColumns.INTS, "home_score")},
+                      events={}, races={}, corrections={}, kinds=[], concessions=[None])
+    with pytest.raises(IndexError):
+        RecordColumns([], {name: np.zeros(0, dtype=np.int64) for name in (*RecordColumns.INTS, "home_score")},
+                      events={}, races={}, corrections={}, kinds=[], concessions=[None])[0]

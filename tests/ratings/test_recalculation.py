@@ -7,8 +7,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
+from django.utils import timezone
 
 from assurance.verification import verify_system
+from rating_engines.common import Correction, GameRecord, RecordColumns
 from ratings import services
 from ratings.models import (
     CalculationRow,
@@ -419,10 +421,9 @@ def test_the_command_reads_the_games_once_for_every_system_and_gives_what_separa
     from ratings import selectors
 
     reads = []
-    real = selectors.game_records
+    real = selectors.history.record_columns  # every read of the games goes through it
     counting = lambda **kw: reads.append(kw) or real(**kw)  # noqa: E731
-    monkeypatch.setattr(selectors, "game_records", counting)
-    monkeypatch.setattr(selectors.history, "game_records", counting)
+    monkeypatch.setattr(selectors.history, "record_columns", counting)
     call_command("recalculate")
     assert len(reads) == 1
     printed = capsys.readouterr().out
@@ -483,8 +484,7 @@ def test_runs_whose_games_cannot_be_read_are_recorded_as_failed_and_nothing_chan
     def unreadable(**kwargs):
         raise RuntimeError("the games table is gone")
 
-    monkeypatch.setattr(selectors, "game_records", unreadable)
-    monkeypatch.setattr(selectors.history, "game_records", unreadable)
+    monkeypatch.setattr(selectors.history, "record_columns", unreadable)
     with pytest.raises(RuntimeError, match="the games table is gone"):
         services.recalculation_execute_many(run_ids, today=TODAY, jobs=2)
     failed = RecalculationRun.objects.filter(pk__in=run_ids)
@@ -743,6 +743,69 @@ def test_a_window_of_games_reads_what_the_whole_record_holds_and_leaves_the_conn
     with connection.cursor() as cursor:
         cursor.execute("SHOW cursor_tuple_fraction")
         assert cursor.fetchone()[0] == "0.1"
+
+
+def _as_recorded(game, coaches_in_event: int) -> GameRecord:
+    """What the engines should read for `game`, from the ORM's objects: the reference for record_columns."""
+    def score(home_td, away_td):
+        return 1.0 if home_td > away_td else 0.0 if home_td < away_td else 0.5
+
+    corrections = tuple(
+        Correction(c.corrected_on, score(c.home_touchdowns, c.away_touchdowns), c.kind, c.reported_on)
+        for c in game.corrections.order_by("id")
+    )
+    event, away_race = game.event, game.away_race
+    return GameRecord(
+        game.id, game.played_at.astimezone(dt.UTC).replace(tzinfo=None), event.id, event.variant.slug, game.home_coach_id,
+        game.home_race.slug, game.away_coach_id, away_race.slug if away_race else None,
+        score(game.home_touchdowns, game.away_touchdowns), coaches_in_event, event.is_major, event.status == "sanctioned",
+        game.home_race.ranked, bool(away_race and away_race.ranked), game.kind, game.conceded_by, event.end_date,
+        corrections[0].reported_on if corrections else game.reported_on, corrections,
+    )
+
+
+def test_the_games_read_as_columns_are_the_games_as_recorded_whole_and_in_a_window():
+    from ratings.selectors import history
+    from tests.factories import RoundFactory, play
+    from tournaments.models import Game, GameCorrection, Race
+
+    coaches = CoachFactory.create_batch(5)
+    first = add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1))], [(0, 2, (0, 1)), (1, 3, (3, 1))]])
+    bye = play(RoundFactory(event=first, number=3, date=dt.date(2024, 1, 13)), coaches[4], None)
+    add_event(coaches, dt.date(2024, 3, 2), [[(0, 4, (1, 0))]], status="open_play", races=("orc", "human"))
+    late = add_event(coaches, dt.date(2024, 6, 8), [[(1, 4, (0, 2)), (0, 3, (1, 1))]])
+    add_event(coaches, dt.date(2024, 7, 6), [[(1, 2, (0, 0))]], status="submitted")  # not public: never read
+    unranked = Race.objects.create(slug="ogre-of-the-test", name="Ogre of the test", ranked=False)
+    Game.objects.filter(pk=bye.pk).update(reported_on=None)
+    Game.objects.filter(event=late).update(reported_on=dt.date(2024, 8, 2))
+    conceded = Game.objects.filter(event=late).order_by("id").first()
+    Game.objects.filter(pk=conceded.pk).update(conceded_by="away", away_race=unranked)
+    corrected = Game.objects.filter(event=first).exclude(pk=bye.pk).order_by("id").last()
+    for day, reported in ((dt.date(2024, 2, 1), dt.date(2024, 1, 14)), (dt.date(2024, 7, 20), dt.date(2024, 2, 1))):
+        GameCorrection.objects.create(game=corrected, corrected_on=day, home_touchdowns=0, away_touchdowns=2, kind="played",
+                                      reported_on=reported)
+    Game.objects.filter(pk=corrected.pk).update(reported_on=dt.date(2024, 7, 20))  # as the correction service leaves it
+    public = Game.objects.filter(event__status__in=["sanctioned", "open_play"]).order_by("played_at", "id")
+    sides = {e: {c for g in public.filter(event=e) for c in (g.home_coach_id, g.away_coach_id) if c} for e in
+             public.values_list("event_id", flat=True)}
+    expected = [_as_recorded(g, len(sides[g.event_id])) for g in public.select_related("event__variant", "home_race", "away_race")]
+    assert len(expected) == 8 and any(g.corrections for g in expected) and any(g.away is None for g in expected)
+
+    whole = history.record_columns()
+    assert list(whole) == expected == history.game_records()
+    since = dt.datetime(2024, 6, 1)
+    window = history.record_columns(since=since, reported_since=since.date())
+    reported_since = [g for g in expected if g.played_at >= since or (g.corrections[-1].corrected_on if g.corrections
+                                                                      else g.reported_on or dt.date.min) >= since.date()]
+    assert [g.game_id for g in window] == [g.game_id for g in reported_since] and len(window) == 3
+    assert list(window) == reported_since  # N of a window's events counted from their sides: the same figures
+    from ratings.selectors import GameHistory
+
+    for day in (dt.date(2024, 1, 14), since.date(), dt.date(2024, 7, 1)):
+        for reported in (False, True):
+            as_list = GameHistory(None, expected, timezone.now(), reported=True).since(day, reported=reported)
+            as_columns = GameHistory(None, whole, timezone.now(), reported=True).since(day, reported=reported)
+            assert isinstance(as_columns, RecordColumns) and list(as_columns) == as_list
 
 
 def _month_with_an_event_at_its_end(coaches) -> None:

@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rating_engines import knsb, methods, naf_elo
-from rating_engines.common import CalculationRow, Correction, GameRecord, PeriodSummary, Reason
+from rating_engines.common import CalculationRow, Correction, GameRecord, PeriodSummary, Reason, RecordColumns
 from rating_engines.naf_elo import compiled
 from rating_engines.protocol import LateResults
 from ratings.replay import Board, Ledger, ListRules, apply_chunk, next_month, replay
@@ -461,3 +461,78 @@ def test_a_chunks_rows_go_on_the_record_of_each_rated_key_as_counted_row_by_row(
     record = {key: (int(board.wins[i]), int(board.draws[i]), int(board.losses[i]), int(board.last_played[i]))
               for key, i in board.index.items()}
     assert record == {key: expected_record.get(key, (0, 0, 0, -1)) for key in board.index}
+
+
+def as_record_columns(records: list[GameRecord]) -> RecordColumns:
+    """`records` as the history reader hands a long replay its games: columns, a record made when asked for."""
+    # a race of each (slug, ranked) pair: generated games may rank a race on one side only
+    races = sorted({(g.home_race, g.home_race_ranked) for g in records} |
+                   {(g.away_race, g.away_race_ranked) for g in records if g.away_race is not None})
+    race_id = {race: number for number, race in enumerate(races)}
+    kinds, concessions = sorted({g.kind for g in records}), [None, "home", "away"]
+    columns = {
+        "game_id": [g.game_id for g in records], "event_id": [g.event_id for g in records], "home": [g.home for g in records],
+        "home_race": [race_id[g.home_race, g.home_race_ranked] for g in records],
+        "away": [-1 if g.away is None else g.away for g in records],
+        "away_race": [-1 if g.away_race is None else race_id[g.away_race, g.away_race_ranked] for g in records],
+        "home_score": [g.home_score for g in records], "event_coaches": [g.event_coaches for g in records],
+        "kind": [kinds.index(g.kind) for g in records], "conceded_by": [concessions.index(g.conceded_by) for g in records],
+        "reported_on": [g.reported_on.toordinal() if g.reported_on else 0 for g in records],
+    }
+    table = RecordColumns(
+        [g.played_at for g in records], {name: np.array(values, dtype=float if name == "home_score" else np.int64)
+                                         for name, values in columns.items()},
+        events={g.event_id: (g.variant, g.major, g.sanctioned, g.event_end) for g in records},
+        races={-1: (None, False), **{number: race for race, number in race_id.items()}},
+        corrections={g.game_id: g.corrections for g in records if g.corrections}, kinds=kinds, concessions=concessions,
+    )
+    assert list(table) == records  # each game an event of its own here, its report date its first result's
+    return table
+
+
+@example(NO_LIST_CORRECTED, 31)
+@given(reported_games(), st.integers(0, 250))
+def test_a_replay_given_the_games_as_columns_gives_the_chunks_of_the_records(games, day):
+    """KNSB (late results go forward, corrections put other records in a game's place, unsanctioned
+    games outside the lists' months are left out), from scratch and from a checkpoint."""
+    until = KNSB_START + dt.timedelta(days=day)
+    records = known_at(games, until)
+    ledger, by_columns = Ledger(), Ledger()
+    expected = knsb_chunks(records, ledger, start=None, until=until)
+    assert knsb_chunks(as_record_columns(records), by_columns, start=None, until=until) == expected
+    assert by_columns.engine_state == ledger.engine_state and by_columns.games == ledger.games
+    ends = [end for end, *_ in expected[:-1]]
+    if ends:
+        start = ends[len(ends) // 2]
+        ledger = Ledger()
+        for chunk in replay(knsb, KNSB_CONFIG, records, ledger, start=None, until=until, rules=KNSB_RULES, per_race=False):
+            if chunk.end == start:
+                checkpoint = pickle.dumps(ledger)
+        read = [g for g in records if g.played_at.date() >= start or (last_report(g) is not None and last_report(g) >= start)]
+        assert knsb_chunks(as_record_columns(read), pickle.loads(checkpoint), start=start, until=until) == \
+            knsb_chunks(read, pickle.loads(checkpoint), start=start, until=until)
+
+
+@settings(max_examples=40, deadline=None)
+@given(elo_histories(), elo_configs, st.integers(1, 3))
+def test_a_long_elo_replay_given_the_games_as_columns_gives_the_chunks_of_the_records(games, config, weeks):
+    # as read from the record: an event's variant, majority, sanction and end are its games', and a
+    # bye's missing race is never ranked
+    games = stretched(games, weeks)
+    events = {}
+    for g in games:
+        events.setdefault(g.event_id, (g.variant, g.major, g.sanctioned, g.event_end))
+    games = [
+        replace(g, **dict(zip(("variant", "major", "sanctioned", "event_end"), events[g.event_id], strict=True)),
+                away_race_ranked=g.away_race_ranked and g.away_race is not None)
+        for g in games
+    ]
+    until = next_month(games[-1].played_at.date()) + dt.timedelta(days=3)
+    rules = ListRules(glicko=False, inactive_after_months=2)
+    long = methods.for_replay(naf_elo, methods.COMPILED_FROM_GAMES)
+
+    def run(given):
+        return chunk_figures(replay(long, config, given, Ledger(), start=None, until=until, rules=rules,
+                                    per_race=config.per_race, complete=lambda day: day.month % 2 == 0))
+
+    assert run(as_record_columns(games)) == run(games)
