@@ -133,17 +133,19 @@ class RecordColumns(Sequence[GameRecord]):
     `events` maps an event id to its (variant, major, sanctioned, end); `races` a race id to its
     (slug, ranked), -1 being no race; `corrections` a game id to its Correction tuple (the game's
     report date is then its first's). In the columns -1 is no away coach, 0 no report date (an
-    ordinal), and kind and concession are codes into `kinds` and `concessions`.
+    ordinal), and kind and concession are codes into `kinds` and `concessions`. `replaced` maps a
+    position to the record given there instead of its columns' (KNSB: a correction's record in
+    the place of the game it corrects).
     """
 
-    __slots__ = ("times", "_columns", "_events", "_races", "_corrections", "_kinds", "_concessions")
+    __slots__ = ("times", "_columns", "_events", "_races", "_corrections", "_kinds", "_concessions", "_replaced")
 
     INTS = ("game_id", "event_id", "home", "home_race", "away", "away_race", "event_coaches", "kind", "conceded_by", "reported_on")
 
     def __init__(
         self, times: list[datetime], columns: Mapping[str, np.ndarray], *, events: Mapping[int, tuple[Any, ...]],
         races: Mapping[int, tuple[Any, ...]], corrections: Mapping[int, tuple[Correction, ...]], kinds: Sequence[str],
-        concessions: Sequence[str | None],
+        concessions: Sequence[str | None], replaced: Mapping[int, GameRecord] | None = None,
     ):
         missing = {*self.INTS, "home_score"} - set(columns)
         if missing:
@@ -154,29 +156,40 @@ class RecordColumns(Sequence[GameRecord]):
         self._columns = dict(columns)
         self._events, self._races, self._corrections = events, races, corrections
         self._kinds, self._concessions = kinds, concessions
+        self._replaced = dict(replaced or {})
+        if any(not 0 <= position < len(times) for position in self._replaced):
+            raise IndexError("RecordColumns: a record replaced outside the games")
+        for position, record in self._replaced.items():
+            times[position] = record.played_at
 
     def __len__(self) -> int:
         return len(self.times)
 
-    def column(self, name: str) -> np.ndarray:
-        return self._columns[name]
-
-    def _view(self, times: list[datetime], at: Any) -> RecordColumns:
+    def _view(self, times: list[datetime], at: Any, replaced: Mapping[int, GameRecord]) -> RecordColumns:
         return RecordColumns(
             times, {name: column[at] for name, column in self._columns.items()}, events=self._events,
             races=self._races, corrections=self._corrections, kinds=self._kinds, concessions=self._concessions,
+            replaced=replaced,
         )
 
-    def take(self, positions: np.ndarray) -> RecordColumns:
-        """The games at `positions`, in that order."""
+    def take(self, positions: np.ndarray, *, replaced: Mapping[int, GameRecord] | None = None) -> RecordColumns:
+        """The games at `positions`, in that order; `replaced` (by position in the result) given instead of theirs."""
         times = self.times
-        return self._view([times[i] for i in positions.tolist()], positions)
+        found: dict[int, GameRecord] = {}
+        if self._replaced:
+            own = self._replaced
+            for new in np.flatnonzero(np.isin(positions, np.fromiter(own, dtype=np.int64, count=len(own)))).tolist():
+                found[new] = own[int(positions[new])]
+        return self._view([times[i] for i in positions.tolist()], positions, {**found, **(replaced or {})})
 
     def sanctioned(self) -> np.ndarray:
         """Whether each game's event is sanctioned."""
         events, ids = self._events, self._columns["event_id"]
         found, inverse = np.unique(ids, return_inverse=True)
-        return np.array([events[e][2] for e in found.tolist()], dtype=bool)[inverse].reshape(len(ids))
+        sanctioned = np.array([events[e][2] for e in found.tolist()], dtype=bool)[inverse].reshape(len(ids))
+        for position, record in self._replaced.items():
+            sanctioned[position] = record.sanctioned
+        return sanctioned
 
     def reported_since(self, day: date) -> np.ndarray:
         """Whether a result of each game entered the record on or after `day`: its report, or for a
@@ -187,11 +200,18 @@ class RecordColumns(Sequence[GameRecord]):
                 corrected = self._corrections.get(game_id)
                 if corrected:
                     found[i] = corrected[-1].corrected_on >= day
+        for position, record in self._replaced.items():
+            last = record.corrections[-1].corrected_on if record.corrections else record.reported_on
+            found[position] = last is not None and last >= day
         return found
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return self._view(self.times[index], index)
+            kept = range(len(self))[index]
+            return self._view(
+                self.times[index], index,
+                {kept.index(position): record for position, record in self._replaced.items() if position in kept},
+            )
         return self._records(slice(index, index + 1 or None))[0]
 
     def __iter__(self) -> Iterator[GameRecord]:
@@ -225,6 +245,11 @@ class RecordColumns(Sequence[GameRecord]):
                 if found:
                     record.corrections, record.reported_on = found, found[0].reported_on
             append(record)
+        if self._replaced:
+            kept = range(len(self))[at]
+            for position, replacement in self._replaced.items():
+                if position in kept:
+                    records[kept.index(position)] = replacement
         return records
 
 

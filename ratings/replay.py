@@ -557,15 +557,16 @@ def forwarded(
 ) -> tuple[Sequence[GameRecord], dict[dt.date, list[GameRecord]]]:
     """(the games rated in the list after their month of play, {month start: the games reported late
     that the list after that month rates}), each in rating order; a corrected game gives the
-    records of its `placements`. Columns (RecordColumns) give columns, unless a correction puts
-    another record in a game's place.
+    records of its `placements`. Columns (RecordColumns) give columns.
 
     A replay from a checkpoint (`start`) is given, besides the games played since, those played
     before it that were reported since: the late ones among them go forward; the others were rated
     before the checkpoint. A late game whose month is after `until` is not reported yet as of then.
     """
     on_time: list[GameRecord] = []
-    kept: list[int] | None = [] if isinstance(games, RecordColumns) else None  # on time as they are, by position
+    kept: list[int] = []  # columns: the positions of the games on time, and the records put in place of some
+    replaced: dict[int, GameRecord] = {}
+    columns = isinstance(games, RecordColumns)
     late: dict[dt.date, list[GameRecord]] = {}
     begin = dt.datetime.combine(start, dt.time()) if start is not None else None
     first = -1 if start is None else start.year * 12 + start.month - 1
@@ -580,16 +581,16 @@ def forwarded(
         for month, record in placed:
             if month is None:
                 if begin is None or record.played_at >= begin:
-                    if kept is None:
+                    if not columns:
                         on_time.append(record)
-                    elif record is g:
-                        kept.append(position)
-                    else:  # another record in the game's place: a list from here on
-                        on_time, kept = [*cast(RecordColumns, games).take(np.array(kept, dtype=np.int64)), record], None
+                        continue
+                    if record is not g:
+                        replaced[len(kept)] = record
+                    kept.append(position)
             elif first <= month <= last:
                 late.setdefault(dt.date(month // 12, month % 12 + 1, 1), []).append(record)
-    if kept is not None:
-        return cast(RecordColumns, games).take(np.array(kept, dtype=np.int64)), late
+    if columns:
+        return cast(RecordColumns, games).take(np.array(kept, dtype=np.int64), replaced=replaced), late
     return on_time, late
 
 

@@ -325,7 +325,7 @@ class GameHistory:
             if not reported:
                 return games[cut:]
             late = np.flatnonzero(games[:cut].reported_since(start))
-            return games.take(np.concatenate([late, np.arange(cut, len(games))]))
+            return games.take(np.concatenate([late, np.arange(cut, len(games))])) if len(late) else games[cut:]
         cut = bisect_left(games, begin, key=attrgetter("played_at"))
         before = [g for g in games[:cut] if _reported_since(g, start)] if reported else []
         return [*before, *games[cut:]]

@@ -326,7 +326,7 @@ def _recalculate(
     newest = newest_game()  # before the read: a game entered after it is in none of this run's lists
     games = history.since(start, reported=reported) if history is not None else None
     if games is None:
-        games = selectors.games_from(start, reported=reported)
+        games = selectors.columns_from(start, reported=reported)
     else:
         log.append("games read once for several systems")
     log.append(f"{len(games)} games to replay")

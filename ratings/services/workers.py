@@ -114,8 +114,9 @@ def _give_back_memory() -> None:
     """Hand the memory this process let go of back to the system (glibc keeps freed blocks for its
     own reuse): before forking, and between two runs in one process, so that peaks do not add up."""
     gc.collect()
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None).malloc_trim(0)
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc's; other C libraries have none
+    if trim is not None:
+        trim(0)
 
 
 _DETACHED: list = []  # in a forked process: the parent's connections, referenced until exit so never finalised

@@ -2,6 +2,7 @@
 import gc
 import pickle
 from dataclasses import dataclass
+from dataclasses import replace as replace_record
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -314,3 +315,32 @@ def test_record_columns_refuse_a_missing_column_and_columns_of_other_lengths():
     with pytest.raises(IndexError):
         RecordColumns([], {name: np.zeros(0, dtype=np.int64) for name in (*RecordColumns.INTS, "home_score")},
                       events={}, races={}, corrections={}, kinds=[], concessions=[None])[0]
+
+
+@given(recorded_games(), st.data())
+def test_record_columns_give_a_replaced_record_in_its_place_through_slices_and_takes(recorded, data):
+    records, table = recorded
+    if not records:
+        return
+    positions = data.draw(st.lists(st.integers(0, len(records) - 1), min_size=1, max_size=2 * len(records)))
+    chosen = [records[p] for p in positions]
+    replaced = {}
+    for at in data.draw(st.sets(st.integers(0, len(positions) - 1))):
+        g = chosen[at]  # a correction's record in the game's place: the result taken back, reported later
+        replaced[at] = replace_record(g, home_score=1.0 - g.home_score, reverses=True, sanctioned=not g.sanctioned,
+                                      corrections=(Correction(date(2023, 2, 1), g.home_score, "played", None),))
+    expected = [replaced.get(i, g) for i, g in enumerate(chosen)]
+    taken = table.take(np.array(positions, dtype=np.int64), replaced=replaced)
+    assert list(taken) == expected and taken.times == [g.played_at for g in expected]
+    assert [taken[i] for i in range(-len(expected), len(expected))] == expected + expected
+    lo, hi = data.draw(st.integers(0, len(expected))), data.draw(st.integers(0, len(expected)))
+    step = data.draw(st.sampled_from([None, 1, 2, -1]))
+    assert list(taken[lo:hi:step]) == expected[lo:hi:step]
+    again = data.draw(st.lists(st.integers(0, len(expected) - 1), max_size=len(expected)))
+    assert list(taken.take(np.array(again, dtype=np.int64))) == [expected[i] for i in again]
+    assert taken.sanctioned().tolist() == [g.sanctioned for g in expected]
+    day = data.draw(st.dates(date(2022, 1, 1), date(2023, 3, 1)))
+    last_report = [g.corrections[-1].corrected_on if g.corrections else g.reported_on for g in expected]
+    assert taken.reported_since(day).tolist() == [found is not None and found >= day for found in last_report]
+    with pytest.raises(IndexError, match="replaced outside"):
+        table.take(np.array(positions, dtype=np.int64), replaced={len(positions): records[0]})
