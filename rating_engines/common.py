@@ -111,6 +111,12 @@ class GameRecord:
     def away_score(self) -> float:
         return 1.0 - self.home_score
 
+    def reported_since(self, day: date) -> bool:
+        """Whether a result of this game entered the record on or after `day`: its report, or its
+        last correction."""
+        last = self.corrections[-1].corrected_on if self.corrections else self.reported_on
+        return last is not None and last >= day
+
     def record_exclusion(self) -> str | None:
         """The reason this game counts for no one, whatever the rating system (or None)."""
         if not self.sanctioned:
@@ -184,9 +190,8 @@ class RecordColumns(Sequence[GameRecord]):
 
     def sanctioned(self) -> np.ndarray:
         """Whether each game's event is sanctioned."""
-        events, ids = self._events, self._columns["event_id"]
-        found, inverse = np.unique(ids, return_inverse=True)
-        sanctioned = np.array([events[e][2] for e in found.tolist()], dtype=bool)[inverse].reshape(len(ids))
+        events = self._events
+        sanctioned = per_distinct(self._columns["event_id"], lambda event: events[event][2], bool)
         for position, record in self._replaced.items():
             sanctioned[position] = record.sanctioned
         return sanctioned
@@ -201,8 +206,7 @@ class RecordColumns(Sequence[GameRecord]):
                 if corrected:
                     found[i] = corrected[-1].corrected_on >= day
         for position, record in self._replaced.items():
-            last = record.corrections[-1].corrected_on if record.corrections else record.reported_on
-            found[position] = last is not None and last >= day
+            found[position] = record.reported_since(day)
         return found
 
     def __getitem__(self, index: Any) -> Any:
@@ -251,6 +255,12 @@ class RecordColumns(Sequence[GameRecord]):
                 if position in kept:
                     records[kept.index(position)] = replacement
         return records
+
+
+def per_distinct(ids: np.ndarray, find: Callable[[int], Any], dtype: Any) -> np.ndarray:
+    """`find(id)` for each of `ids` (a column), called once per distinct id."""
+    distinct, inverse = np.unique(ids, return_inverse=True)
+    return np.array([find(i) for i in distinct.tolist()], dtype=dtype)[inverse].reshape(len(ids))
 
 
 class Correction(NamedTuple):

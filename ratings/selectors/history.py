@@ -17,7 +17,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from rating_engines.common import Correction, GameRecord, RecordColumns, paused_gc
+from rating_engines.common import Correction, GameRecord, RecordColumns, paused_gc, per_distinct
 from rating_engines.protocol import Engine, LateResults
 from ratings.bulk import fetch_binary
 from ratings.configuration import engine_for, list_rules
@@ -163,7 +163,7 @@ def record_columns(
     }
     columns["event_coaches"] = (
         _event_coaches(columns) if whole  # every game of every event is here: count each event's coaches from them
-        else _looked_up(columns["event_id"], lambda event: coaches_in_event.get(event, 0))
+        else per_distinct(columns["event_id"], lambda event: coaches_in_event.get(event, 0), np.int32)
     )
     races = {-1 if pk is None else pk: found for pk, found in races.items()}
     return RecordColumns(
@@ -205,12 +205,6 @@ def _record_lookups(where: str, params: list, *, whole: bool) -> tuple[dict, dic
 def _ids(values) -> list[int]:
     """Ids, -1 for none."""
     return [-1 if v is None else v for v in values]
-
-
-def _looked_up(ids: np.ndarray, find) -> np.ndarray:
-    """`find(id)` for each of `ids`, found once per distinct id."""
-    distinct, inverse = np.unique(ids, return_inverse=True)
-    return np.array([find(i) for i in distinct.tolist()], dtype=np.int32)[inverse].reshape(len(ids))
 
 
 def _event_coaches(columns: dict[str, np.ndarray]) -> np.ndarray:
@@ -327,14 +321,8 @@ class GameHistory:
             late = np.flatnonzero(games[:cut].reported_since(start))
             return games.take(np.concatenate([late, np.arange(cut, len(games))])) if len(late) else games[cut:]
         cut = bisect_left(games, begin, key=attrgetter("played_at"))
-        before = [g for g in games[:cut] if _reported_since(g, start)] if reported else []
+        before = [g for g in games[:cut] if g.reported_since(start)] if reported else []
         return [*before, *games[cut:]]
-
-
-def _reported_since(game: GameRecord, day: dt.date) -> bool:
-    """Whether a result of `game` entered the record on or after `day` (its first, or a correction)."""
-    last = game.corrections[-1].corrected_on if game.corrections else game.reported_on
-    return last is not None and last >= day
 
 
 def reads_reported(module: Engine[Any, Any]) -> bool:
