@@ -210,13 +210,19 @@ def _ids(values) -> list[int]:
 def _event_coaches(columns: dict[str, np.ndarray]) -> np.ndarray:
     """Each game's N, its event's distinct coaches, counted from the games (every game of every event)."""
     events, away = columns["event_id"], columns["away"]
-    sides = np.concatenate([
-        np.stack([events, columns["home"]], axis=1), np.stack([events[away >= 0], away[away >= 0]], axis=1),
-    ])
-    if not len(sides):
+    if not len(events):
         return np.zeros(0, dtype=np.int64)
-    pairs = np.unique(sides, axis=0)
-    distinct, counts = np.unique(pairs[:, 0], return_counts=True)
+    played = away >= 0
+    side_events = np.concatenate([events, events[played]]).astype(np.int64)
+    coaches = np.concatenate([columns["home"], away[played]]).astype(np.int64)
+    # each (event, coach) as one number where they fit in one: a sort of numbers, where unique rows
+    # (axis=0) are sorted as records, 4.9 of the 10.6 s that reading 2,000,000 games took
+    span = int(coaches.max()) + 1
+    if min(int(side_events.min()), int(coaches.min())) >= 0 and int(side_events.max()) < np.iinfo(np.int64).max // span:
+        event_of_pair = np.unique(side_events * span + coaches) // span
+    else:
+        event_of_pair = np.unique(np.stack([side_events, coaches], axis=1), axis=0)[:, 0]
+    distinct, counts = np.unique(event_of_pair, return_counts=True)
     return counts[np.searchsorted(distinct, events)]
 
 
