@@ -196,6 +196,20 @@ class RecordColumns(Sequence[GameRecord]):
             sanctioned[position] = record.sanctioned
         return sanctioned
 
+    def reported_after_event(self) -> np.ndarray:
+        """Whether a result of each game may have come after its event: reported after the event's
+        end (any report, where no end is on record), or corrected, or its record replaced. The
+        others are on time for every method (LateResults.late_month)."""
+        events, columns = self._events, self._columns
+        end = per_distinct(columns["event_id"], lambda event: -1 if events[event][3] is None else events[event][3].toordinal(),
+                           np.int64)
+        reported = columns["reported_on"]
+        found = (reported > 0) & ((end < 0) | (reported > end))
+        if self._corrections:
+            found |= np.isin(columns["game_id"], np.fromiter(self._corrections, dtype=np.int64, count=len(self._corrections)))
+        found[list(self._replaced)] = True
+        return found
+
     def reported_since(self, day: date) -> np.ndarray:
         """Whether a result of each game entered the record on or after `day`: its report, or for a
         corrected game its last correction."""

@@ -51,7 +51,9 @@ class LateResults(Engine[ConfigT, StateT], Protocol[ConfigT, StateT]):
     """An engine that rates a result reported late in a later list than its month of play (KNSB)."""
 
     def late_month(self, game: GameRecord) -> int | None:
-        """The month (year·12 + month − 1) whose list rates `game` when it came late, else None."""
+        """The month (year·12 + month − 1) whose list rates `game` when it came late, else None:
+        always None for a game reported by its event's end, or not at all (the replay looks only
+        at the others, RecordColumns.reported_after_event)."""
         ...
 
     def placements(self, game: GameRecord) -> Sequence[tuple[int | None, GameRecord]]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import compress, repeat
 from operator import eq, methodcaller
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -564,14 +564,17 @@ def forwarded(
     before the checkpoint. A late game whose month is after `until` is not reported yet as of then.
     """
     on_time: list[GameRecord] = []
-    kept: list[int] = []  # columns: the positions of the games on time, and the records put in place of some
-    replaced: dict[int, GameRecord] = {}
-    columns = isinstance(games, RecordColumns)
     late: dict[dt.date, list[GameRecord]] = {}
     begin = dt.datetime.combine(start, dt.time()) if start is not None else None
     first = -1 if start is None else start.year * 12 + start.month - 1
     last = until.year * 12 + until.month - 1
-    for position, g in enumerate(games):
+    columns = games if isinstance(games, RecordColumns) else None
+    # columns: only a game whose result may have come after its event is looked at, a record made for it
+    maybe_late = columns.reported_after_event() if columns is not None else None
+    positions = range(len(games)) if maybe_late is None else np.flatnonzero(maybe_late).tolist()
+    looked_at = games if columns is None else columns.take(np.array(positions, dtype=np.int64))
+    kept: dict[int, GameRecord | None] = {}  # columns: the position of each game looked at that is on time, and its record if another
+    for position, g in zip(positions, looked_at):
         if g.corrections:
             placed = placements(g)
         elif g.reported_on is None:
@@ -581,17 +584,21 @@ def forwarded(
         for month, record in placed:
             if month is None:
                 if begin is None or record.played_at >= begin:
-                    if not columns:
+                    if columns is None:
                         on_time.append(record)
-                        continue
-                    if record is not g:
-                        replaced[len(kept)] = record
-                    kept.append(position)
+                    else:
+                        kept[position] = None if record is g else record
             elif first <= month <= last:
                 late.setdefault(dt.date(month // 12, month % 12 + 1, 1), []).append(record)
-    if columns:
-        return cast(RecordColumns, games).take(np.array(kept, dtype=np.int64), replaced=replaced), late
-    return on_time, late
+    if columns is None or maybe_late is None:
+        return on_time, late
+    keep = ~maybe_late
+    if begin is not None:
+        keep &= np.fromiter(map(begin.__le__, columns.times), dtype=bool, count=len(columns))
+    keep[list(kept)] = True
+    at = np.flatnonzero(keep)
+    replaced = {int(np.searchsorted(at, position)): record for position, record in kept.items() if record is not None}
+    return columns.take(at, replaced=replaced), late
 
 
 def _times(games: Sequence[GameRecord]) -> list[dt.datetime]:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rating_engines import knsb
 from rating_engines.common import (
     AWAY,
     BYE,
@@ -303,6 +304,11 @@ def test_record_columns_give_the_records_they_hold_whole_sliced_and_taken(record
     day = data.draw(st.dates(date(2022, 1, 1), date(2023, 1, 1)))
     last_report = [g.corrections[-1].corrected_on if g.corrections else g.reported_on for g in records]
     assert table.reported_since(day).tolist() == [found is not None and found >= day for found in last_report]
+    after_event = [bool(g.corrections) or (g.reported_on is not None and (g.event_end is None or g.reported_on > g.event_end))
+                   for g in records]
+    assert table.reported_after_event().tolist() == after_event
+    # the others are on time for KNSB, the one method that takes results late
+    assert all(knsb.late_month(g) is None for g, maybe in zip(records, after_event) if not maybe)
 
 
 def test_record_columns_refuse_a_missing_column_and_columns_of_other_lengths():

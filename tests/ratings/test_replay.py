@@ -513,6 +513,22 @@ def test_a_replay_given_the_games_as_columns_gives_the_chunks_of_the_records(gam
             knsb_chunks(read, pickle.loads(checkpoint), start=start, until=until)
 
 
+@given(reported_games(), st.integers(0, 250), st.integers(0, 9))
+def test_the_games_forwarded_as_columns_are_the_records_forwarded(games, day, month):
+    """On time or late, from the first game or from a checkpoint: columns look only at the games
+    reported after their event (and the corrected ones), and give what the records give."""
+    from ratings.replay import forwarded
+
+    until = KNSB_START + dt.timedelta(days=day)
+    records = known_at(games, until)
+    start = None if month == 0 else dt.date(2024, month, 1)
+    if start is not None:  # as a run from a checkpoint reads them: played since, or reported since
+        records = [g for g in records if g.played_at.date() >= start or (last_report(g) is not None and last_report(g) >= start)]
+    expected = forwarded(records, knsb.late_month, knsb.placements, start=start, until=until)
+    on_time, late = forwarded(as_record_columns(records), knsb.late_month, knsb.placements, start=start, until=until)
+    assert isinstance(on_time, RecordColumns) and (list(on_time), late) == (list(expected[0]), expected[1])
+
+
 @settings(max_examples=40, deadline=None)
 @given(elo_histories(), elo_configs, st.integers(1, 3))
 def test_a_long_elo_replay_given_the_games_as_columns_gives_the_chunks_of_the_records(games, config, weeks):
