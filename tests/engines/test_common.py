@@ -348,5 +348,7 @@ def test_record_columns_give_a_replaced_record_in_its_place_through_slices_and_t
     day = data.draw(st.dates(date(2022, 1, 1), date(2023, 3, 1)))
     last_report = [g.corrections[-1].corrected_on if g.corrections else g.reported_on for g in expected]
     assert taken.reported_since(day).tolist() == [found is not None and found >= day for found in last_report]
+    # a record given in a game's place is looked at as it is, whatever its game's columns say
+    assert all(taken.reported_after_event()[at] for at in replaced)
     with pytest.raises(IndexError, match="replaced outside"):
         table.take(np.array(positions, dtype=np.int64), replaced={len(positions): records[0]})
