@@ -205,20 +205,24 @@ class RecordColumns(Sequence[GameRecord]):
                            np.int64)
         reported = columns["reported_on"]
         found = (reported > 0) & ((end < 0) | (reported > end))
-        if self._corrections:
-            found |= np.isin(columns["game_id"], np.fromiter(self._corrections, dtype=np.int64, count=len(self._corrections)))
+        found[self._corrected()] = True
         found[list(self._replaced)] = True
         return found
+
+    def _corrected(self) -> np.ndarray:
+        """The positions of the corrected games."""
+        corrections = self._corrections
+        if not corrections:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(np.isin(self._columns["game_id"], np.fromiter(corrections, dtype=np.int64, count=len(corrections))))
 
     def reported_since(self, day: date) -> np.ndarray:
         """Whether a result of each game entered the record on or after `day`: its report, or for a
         corrected game its last correction."""
         found = self._columns["reported_on"] >= day.toordinal()
-        if self._corrections:
-            for i, game_id in enumerate(self._columns["game_id"].tolist()):
-                corrected = self._corrections.get(game_id)
-                if corrected:
-                    found[i] = corrected[-1].corrected_on >= day
+        game_ids = self._columns["game_id"]
+        for i in self._corrected().tolist():  # a few games, not a pass over two million ids
+            found[i] = self._corrections[int(game_ids[i])][-1].corrected_on >= day
         for position, record in self._replaced.items():
             found[position] = record.reported_since(day)
         return found
