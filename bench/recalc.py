@@ -121,13 +121,13 @@ def take_back(event_id: int, day: dt.date, today: dt.date, jobs: int) -> None:
     of the ones before would also pay for vacuuming them, which the first never does)."""
     from django.db import connection
 
-    from ratings.models import CurrentRating, CurrentSnapshot, EngineCheckpoint
+    from ratings.models import CurrentRating, CurrentSnapshot, EngineCheckpoint, ReplayTail
     from ratings.partitions import PARTITIONED
     from tournaments.models import Event
 
     Event.objects.filter(pk=event_id).delete()
     recalculate_all(day, today, jobs)
-    tables = [model._meta.db_table for model in (*PARTITIONED, CurrentRating, CurrentSnapshot, EngineCheckpoint)]
+    tables = [model._meta.db_table for model in (*PARTITIONED, CurrentRating, CurrentSnapshot, EngineCheckpoint, ReplayTail)]
     with connection.cursor() as cursor:
         cursor.execute(f"VACUUM (TRUNCATE false) {', '.join(tables)}")
 

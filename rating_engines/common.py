@@ -325,6 +325,7 @@ class CountingRule:
         return reason
 
 
+@pickled_by_values  # a ReplayTail holds the rows of its month's games
 @dataclass(slots=True)
 class CalculationRow:
     """One game seen from one side in one rating system: every column of the breakdown table.
@@ -404,6 +405,7 @@ class RowColumns(Sequence[CalculationRow]):
 _ROW_DEFAULTS = {f.name: f.default for f in fields(CalculationRow) if f.default is not MISSING}
 
 
+@pickled_by_values
 @dataclass(slots=True)
 class PeriodSummary:
     """The new-rating block for one rating key after one event or period."""

@@ -91,6 +91,21 @@ class EngineCheckpoint(models.Model):
         constraints = [models.UniqueConstraint(fields=["system", "as_of"], name="checkpoint_once_per_date")]
 
 
+class ReplayTail(models.Model):
+    """Where the last run of a system left its replay, at its last rated game: the engine's state
+    after that game with no period closed after it, every key's standing as of the month start
+    before it (`start`), and the rows and summaries of the games since then. A run for games that
+    all come after that game continues from here instead of replaying the month. Each run replaces
+    it (or deletes it, when its replay had none) in its own transaction, so it always describes the
+    stored figures."""
+
+    system = models.OneToOneField(RatingSystem, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    start = models.DateField(help_text="The month start the replay's last chunk starts from.")
+    last_played = models.DateTimeField(help_text="The last game given to the engine: its time of play ...")
+    last_game = models.BigIntegerField(help_text="... and its id (games are rated in that order).")
+    state = models.BinaryField()
+
+
 # How ranking pages order entries: ranked ones first, by rank, then value; the coach breaks ties.
 RANKING_ORDER = (F("overall_rank").asc(nulls_last=True), F("value").desc(), F("coach"))
 

@@ -11,12 +11,14 @@ tens of thousands of keys and some 240 month starts).
 from __future__ import annotations
 
 import datetime as dt
-from bisect import bisect_left
+import pickle
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from itertools import compress, repeat
-from operator import eq, methodcaller
+from functools import partial
+from itertools import compress, repeat, starmap
+from operator import attrgetter, eq, methodcaller
 from typing import Any
 
 import numpy as np
@@ -553,7 +555,7 @@ def replayable(
 
 def forwarded(
     games: Sequence[GameRecord], late_month: Callable[[GameRecord], int | None], placements: Callable, *,
-    start: dt.date | None, until: dt.date,
+    start: dt.date | None, until: dt.date, later: list[GameRecord] | None = None,
 ) -> tuple[Sequence[GameRecord], dict[dt.date, list[GameRecord]]]:
     """(the games rated in the list after their month of play, {month start: the games reported late
     that the list after that month rates}), each in rating order; a corrected game gives the
@@ -561,7 +563,8 @@ def forwarded(
 
     A replay from a checkpoint (`start`) is given, besides the games played since, those played
     before it that were reported since: the late ones among them go forward; the others were rated
-    before the checkpoint. A late game whose month is after `until` is not reported yet as of then.
+    before the checkpoint. A late game whose month is after `until` is not reported yet as of then
+    (`later`: its record is added there).
     """
     on_time: list[GameRecord] = []
     late: dict[dt.date, list[GameRecord]] = {}
@@ -590,6 +593,8 @@ def forwarded(
                         kept[position] = None if record is g else record
             elif first <= month <= last:
                 late.setdefault(dt.date(month // 12, month % 12 + 1, 1), []).append(record)
+            elif month > last and later is not None:
+                later.append(record)
     if columns is None or maybe_late is None:
         return on_time, late
     keep = ~maybe_late
@@ -618,7 +623,8 @@ def boundaries(first: dt.date, until: dt.date) -> list[dt.date]:
 
 def _run_chunk(
     module: Engine[Any, Any], config: Any, ledger: Ledger, own: list[GameRecord], times: list[dt.datetime],
-    late: dict[dt.date, list[GameRecord]], *, forward: list[dt.date], end: dt.date,
+    late: dict[dt.date, list[GameRecord]], *, forward: list[dt.date], end: dt.date, resumed: Resumed | None = None,
+    before_close: Callable[[Resumed], None] | None = None,
 ) -> tuple[Sequence[CalculationRow], list, int]:
     """Run a chunk's games through the engine and close its periods up to `end`: (rows, summaries,
     games given). `own`: the games played in it (`times`: their played_at); `forward`: the dates of
@@ -628,16 +634,23 @@ def _run_chunk(
     first and the periods up to it close before the late results: the engine rates a late result
     only once its list's month is open, as a replay with lists gives it. (A late result that the
     engine gets first of all opens it at its own month and is taken as on time: it is one of the
-    games before the first counted one, which count for no one; its row's period can differ.)"""
-    batch: list[GameRecord] = []
-    rows: list = []
-    summaries: list = []
-    given = 0
+    games before the first counted one, which count for no one; its row's period can differ.)
 
-    def run(chunk_games: list[GameRecord], until: dt.date) -> Sequence[CalculationRow]:
+    `resumed`: the chunk's games before `own` were given already (a ReplayTail's), with these rows
+    and summaries. `before_close`: called with the chunk's work so far once its last game is
+    given, before any period closes after it (where a ReplayTail is taken)."""
+    batch: list[GameRecord] = []
+    rows: list = [] if resumed is None else [row for part in resumed.rows for row in part]
+    summaries: list = [] if resumed is None else [*resumed.summaries]
+    given = 0 if resumed is None else resumed.given
+
+    def run(chunk_games: list[GameRecord], until: dt.date, *, last: bool = False) -> Sequence[CalculationRow]:
         nonlocal given
         # The ledger owns its engine state, so the engine may update it without a copy per month.
         result = module.run_history(chunk_games, config, ledger.engine_state, in_place=True)
+        ledger.engine_state = result.state
+        if last and before_close is not None:
+            before_close(Resumed([list(rows), result.rows], [*summaries, *result.summaries], given + len(chunk_games)))
         closed = module.close_periods(result.state, config, until, in_place=True)
         summaries.extend([*result.summaries, *closed.summaries])
         ledger.engine_state = closed.state
@@ -650,8 +663,51 @@ def _run_chunk(
             rows.extend(run(batch + own[:cut], day))
             batch, own, times = [], own[cut:], times[cut:]
         batch += late.pop(day)
-    last = run(batch + own, end)
+    last = run(batch + own, end, last=True)
     return ([*rows, *last] if rows else last), summaries, given
+
+
+@dataclass
+class Resumed:
+    """The games of a chunk given to the engine before a Tail was taken: their rows (a list of
+    parts, each a list of rows or RowColumns), summaries and number, and the last of them (time, id)."""
+
+    rows: list
+    summaries: list
+    given: int
+    last: tuple[dt.datetime, int] | None = None
+
+    def __getstate__(self) -> dict:
+        """Rows and summaries pickled as tuples of their fields: a month's are tens of thousands of objects."""
+        rows = [part if isinstance(part, RowColumns) else list(map(_ROW_VALUES, part)) for part in self.rows]
+        return {**vars(self), "rows": rows, "summaries": list(map(_SUMMARY_VALUES, self.summaries))}
+
+    def __setstate__(self, state: dict) -> None:
+        rows = [part if isinstance(part, RowColumns) else list(starmap(CalculationRow, part)) for part in state["rows"]]
+        vars(self).update(state, rows=rows, summaries=list(starmap(PeriodSummary, state["summaries"])))
+
+
+_ROW_VALUES = attrgetter(*(f.name for f in fields(CalculationRow)))
+_SUMMARY_VALUES = attrgetter(*(f.name for f in fields(PeriodSummary)))
+
+
+@dataclass
+class Tail:
+    """Where a replay left off (a ReplayTail): its last chunk's start, the last game given to the
+    engine (time of play, id), and the pickled (Ledger, Resumed) after that game, before any
+    period closed after it: the ledger's board as of the chunk's start."""
+
+    start: dt.date
+    last: tuple[dt.datetime, int]
+    state: bytes
+
+    def resumed(self) -> tuple[Ledger, Resumed]:
+        return pickle.loads(self.state)
+
+
+def _take_tail(keep: Callable[[Tail], None], ledger: Ledger, start: dt.date, last: tuple[dt.datetime, int], done: Resumed) -> None:
+    done.last = last
+    keep(Tail(start, last, pickle.dumps((ledger, done), protocol=pickle.HIGHEST_PROTOCOL)))
 
 
 def replay(
@@ -667,6 +723,8 @@ def replay(
     complete: Callable[[dt.date], bool] = lambda day: True,
     both: Callable[[dt.date], bool] = lambda day: False,
     progress: Callable[[int, int], None] | None = None,
+    resumed: Resumed | None = None,
+    keep_tail: Callable[[Tail], None] | None = None,
 ) -> Iterator[Chunk]:
     """Run `games` (all played on or after `start`) month by month up to `until` (today).
 
@@ -675,6 +733,11 @@ def replay(
     dated `complete` hold every ranked key; the others the month's movements only (and a chunk of a
     date asked for `both` holds the list drawn the other way too). Lists start
     from `start` or the first game the system counts; the games replayed are `replayable`'s.
+
+    `resumed`: the ledger and `resumed` are a Tail's, `start` its chunk's start and `games` those
+    after its last game: the first chunk goes on from there. `keep_tail` is given the Tail at the
+    last game given to the engine; none before the lists start (no game counts yet: the first that
+    does sets their first month), nor when a late result is still to come after it.
     """
     games, first = replayable(games, config, start=start, until=until, lists_from=ledger.first)
     if start is None:
@@ -684,19 +747,30 @@ def replay(
     dates = boundaries(first, until) if first is not None else []
     first = first or games[0].played_at.date()
     late: dict[dt.date, list[GameRecord]] = {}
+    later: list[GameRecord] = []  # late results whose list comes after `until`
     if isinstance(module, LateResults):  # KNSB: a result reported late goes into a later list
-        games, late = forwarded(games, module.late_month, module.placements, start=start, until=until)
+        games, late = forwarded(games, module.late_month, module.placements, start=start, until=until, later=later)
     times = _times(games)
     board = ledger.board
+    # the last game given to the engine, and the chunk that holds it (where the Tail is taken): none
+    # if a game before it is still to be given by a later run (a late result, for a list after
+    # `until`; a game of an unsanctioned event played after `until`, which replayable leaves out)
+    last = (times[-1], games[len(games) - 1].game_id) if len(games) else resumed.last if resumed else None
+    if later or (last is not None and last[0] >= dt.datetime.combine(until + dt.timedelta(days=1), dt.time())):
+        last = None
+    holds_last = bisect_right([dt.datetime.combine(day, dt.time()) for day in dates], times[-1]) if len(games) else 0
     lo = 0
     total = len(dates) + 1
     for index, end in enumerate([*dates, until]):
         is_list = index < len(dates)
         hi = bisect_left(times, dt.datetime.combine(end, dt.time()), lo) if is_list else len(games)
         chunk_start = dates[index - 1] if index else month_start(first)
+        taken = None
+        if keep_tail is not None and last is not None and ledger.first is not None and index == holds_last and not late:
+            taken = partial(_take_tail, keep_tail, ledger, chunk_start, last)
         rows, summaries, played_games = _run_chunk(
             module, config, ledger, list(games[lo:hi]), times[lo:hi], late, forward=[day for day in late if not is_list or day < end],
-            end=end,
+            end=end, resumed=resumed if index == 0 else None, before_close=taken,
         )
         ledger.games += played_games
         played = apply_chunk(board, rows, summaries, module.current_ratings(ledger.engine_state))

@@ -32,9 +32,10 @@ from ratings.models import (
     RatingListEntry,
     RatingSystem,
     RecalculationRun,
+    ReplayTail,
     RunStatus,
 )
-from ratings.replay import Board, Ledger, replay
+from ratings.replay import Board, Ledger, Tail, replay
 from ratingsite.formatting import fixed, rating_places
 from tournaments.models import PUBLIC_STATUSES, Coach, EventStatus, GameCorrection, Race, Variant
 
@@ -290,6 +291,42 @@ def resume_point(system, day: dt.date | None):
     # LZ4 frames; checkpoints written before LZ4 are zlib streams
     raw = lz4.frame.decompress(state) if state[:4] == LZ4_MAGIC else zlib.decompress(state)
     return _CheckpointUnpickler(io.BytesIO(raw)).load(), as_of
+
+
+def _tails_before(system, day: dt.date):
+    return ReplayTail.objects.filter(system=system, last_played__lt=dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC))
+
+
+def has_tail_before(system, day: dt.date | None) -> bool:
+    """Whether a run of `system` asked to start on `day` finds a tail to go on from (replay_tail)."""
+    return day is not None and _tails_before(system, day).exists()
+
+
+def replay_tail(system, day: dt.date | None) -> Tail | None:
+    """The stored Tail of `system`'s last run if a run asked to start on `day` may go on from it
+    (ReplayTail): its last game was played on an earlier day, so every game from `day` on, the
+    ones the run is for, comes after it."""
+    if day is None:
+        return None
+    found = _tails_before(system, day).values_list("start", "last_played", "last_game", "state")
+    if connection.vendor == "postgresql":  # megabytes: binary, not hex text
+        sql, params = found.query.sql_with_params()
+        rows = fetch_binary(sql, list(params))
+    else:
+        rows = list(found)
+    if not rows:
+        return None
+    start, played, game, state = rows[0]
+    return Tail(start, (naive_utc(played), game), lz4.frame.decompress(bytes(state)))
+
+
+def games_after(last: tuple[dt.datetime, int]) -> RecordColumns:
+    """The recorded games rated after `last` (a game's time of play and id), as columns."""
+    games = record_columns(since=last[0])
+    rated = 0  # in rating order: those of its very time with an id up to its own were rated with it
+    while rated < len(games) and games.times[rated] == last[0] and games[rated].game_id <= last[1]:
+        rated += 1
+    return games[rated:]
 
 
 class _CheckpointUnpickler(pickle.Unpickler):

@@ -8,7 +8,7 @@ import logging
 import pickle
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import lz4.frame
@@ -16,8 +16,9 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from rating_engines import methods
-from rating_engines.common import paused_gc
+from rating_engines.common import GameRecord, paused_gc
 from ratings import partitions, selectors, signals
+from ratings.bulk import bulk_insert
 from ratings.configuration import engine_for, list_rules
 from ratings.models import (
     CalculationRow,
@@ -27,9 +28,10 @@ from ratings.models import (
     RatingList,
     RatingSystem,
     RecalculationRun,
+    ReplayTail,
     RunStatus,
 )
-from ratings.replay import Ledger, UnratableGame, months_between, replay, replayable
+from ratings.replay import Ledger, Resumed, Tail, UnratableGame, months_between, replay, replayable
 from ratings.services.leases import recalculation_sweep, run_lease
 from ratings.services.publication import lists_publish_due, newest_game
 from ratings.services.storage import ROW_FIELDS, _delete_from, _kept, _Keys, _Output
@@ -168,7 +170,8 @@ def recalculation_execute_many(
     dates = [run.from_date for run in runs]
     since = min((day for day in dates if day is not None), default=None) if None not in dates else None
     read: list[selectors.GameHistory] = []
-    if len(runs) > 1:
+    # runs that go on from their system's tail read only the games after it, each its own
+    if len(runs) > 1 and not all(selectors.has_tail_before(run.system, run.from_date) for run in runs):
         try:
             read.append(selectors.game_history([run.system for run in runs], since))
         except Exception:  # no run started: each records why
@@ -240,16 +243,18 @@ def _maintain_after_run(system_id: int, *, full: bool, swapped: bool, shared: bo
 def _vacuum_shared(*, analyse: bool) -> None:
     """Every run replaces current ratings (those that changed): vacuum them, so ranking pages count
     and page through them on the index alone instead of past the rows the run replaced (`analyse`:
-    and analyse them, after a full run). Every run also replaces its snapshot of them and some
-    checkpoints, megabytes of dead rows each: vacuum those tables too, or they grow without end
-    wherever autovacuum is slow or off."""
+    and analyse them, after a full run). Every run also replaces its snapshot of them, its replay
+    tail and some checkpoints, megabytes of dead rows each: vacuum those tables too, or they grow
+    without end wherever autovacuum is slow or off."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return
     # TRUNCATE false: giving back the empty pages at a table's end needs its exclusive lock, which
     # another system's run holds up for the whole of it; VACUUM would wait five seconds, then give up.
     with connection.cursor() as cursor:
         cursor.execute(f"VACUUM (TRUNCATE false{', ANALYZE' if analyse else ''}) {CurrentRating._meta.db_table}")
-        cursor.execute(f"VACUUM (TRUNCATE false) {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}")
+        cursor.execute(
+            f"VACUUM (TRUNCATE false) {CurrentSnapshot._meta.db_table}, {EngineCheckpoint._meta.db_table}, {ReplayTail._meta.db_table}"
+        )
 
 
 def complete_list(today: dt.date) -> Callable[[dt.date], bool]:
@@ -311,24 +316,30 @@ def _recalculate(
 ) -> dict:
     module, config = engine_for(system)
     rules = list_rules(system, config)
-    ledger, start = selectors.resume_point(system, since)
-    if start is not None and getattr(ledger.engine_state, "config", config) != config:
-        # a state made under other parameters (a coach of an imported KNSB list added since, say)
-        log.append(f"{system.slug}: the stored state at {start} was made with other parameters")
-        ledger, start = Ledger(), None
-    log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
+    reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
+    newest = newest_game()  # before the read: a game entered after it is in none of this run's lists
+    tail = _tail_to_go_on_from(system, since, config, reported=reported, log=log)
+    if tail is not None:
+        ledger, resumed, start, games = tail
+    else:
+        resumed = None
+        ledger, start = selectors.resume_point(system, since)
+        if start is not None and getattr(ledger.engine_state, "config", config) != config:
+            # a state made under other parameters (a coach of an imported KNSB list added since, say)
+            log.append(f"{system.slug}: the stored state at {start} was made with other parameters")
+            ledger, start = Ledger(), None
+        log.append(f"{system.slug}: from {start or 'the first game'} (asked: {since or 'everything'})")
     if start is not None:
         fresh = None  # a checkpoint after all: the run writes into the partitions in place
     changes = _writes_changes(start, today, swapped=fresh is not None)
     _delete_from(system, start, swapped=fresh is not None, changes=changes)
+    ReplayTail.objects.filter(system=system).delete()  # this run's own replaces it, if its replay leaves one
     keys = _Keys()
-    reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
-    newest = newest_game()  # before the read: a game entered after it is in none of this run's lists
-    games = history.since(start, reported=reported) if history is not None else None
-    if games is None:
-        games = selectors.columns_from(start, reported=reported)
-    else:
-        log.append("games read once for several systems")
+    if tail is None:
+        shared = history.since(start, reported=reported) if history is not None else None
+        if shared is not None:
+            log.append("games read once for several systems")
+        games = shared if shared is not None else selectors.columns_from(start, reported=reported)
     log.append(f"{len(games)} games to replay")
     keep_checkpoint = checkpoint_dates(today)
     clock = _Laps(log)
@@ -343,10 +354,11 @@ def _recalculate(
     engine = methods.for_replay(module, len(games))
     if engine is not module:
         log.append("the games rated by the engine's compiled history")
+    tails: list[Tail] = []
     with output.writer(CalculationRow, ROW_FIELDS, "system_id = %s AND chunk >= %s", [system.pk, start]) as rows:
         for chunk in replay(
             engine, config, games, ledger, start=start, until=today, rules=rules, per_race=system.per_race,
-            complete=complete_list(today), progress=progress,
+            complete=complete_list(today), progress=progress, resumed=resumed, keep_tail=tails.append,
         ):
             output.add(chunk, rows)
             if chunk.is_list and keep_checkpoint(chunk.end):
@@ -358,6 +370,10 @@ def _recalculate(
     stale = [c.pk for c in EngineCheckpoint.objects.filter(system=system).only("as_of") if not keep_checkpoint(c.as_of)]
     EngineCheckpoint.objects.filter(pk__in=stale).delete()  # the run's own are all kept
     written = rows.count + output.save(clock.lap)
+    for kept in tails:
+        bulk_insert(ReplayTail, ["system", "start", "last_played", "last_game", "state"], [
+            (system.pk, kept.start, kept.last[0], kept.last[1], lz4.frame.compress(kept.state)),
+        ])
     if fresh:
         fresh.swap()  # last: it locks the tables that pages read until the run commits
         clock.lap("fresh partitions indexed and swapped in")
@@ -366,6 +382,35 @@ def _recalculate(
         clock.lap(f"{len(published)} list{'s' if len(published) > 1 else ''} published, from {published[0].date}")
     log.append(f"{written} rows written")
     return {"games": len(games), "rows": written, "start": start, "published": [p.pk for p in published]}
+
+
+def _tail_to_go_on_from(
+    system: RatingSystem, since: dt.date | None, config, *, reported: bool, log: list[str],
+) -> tuple[Ledger, Resumed, dt.date, Sequence[GameRecord]] | None:
+    """(ledger, resumed, start, games) to go on from the system's ReplayTail, when the run is for
+    games that all come after its last one: an event at the end continues from the state at the
+    last rated game instead of replaying the month. None when it may not: no tail, a state made
+    under other parameters, or (KNSB) a result among the games that may have come late, which goes
+    into a later list than its month's."""
+    tail = selectors.replay_tail(system, since)
+    if tail is None:
+        return None
+    try:
+        ledger, resumed = tail.resumed()
+    except Exception:  # left by an older version of the site: the month is replayed instead
+        logger.warning("the replay tail of %s could not be read; the run replays from a checkpoint", system.slug, exc_info=True)
+        return None
+    if getattr(ledger.engine_state, "config", config) != config:
+        return None
+    games = selectors.games_after(tail.last)
+    if reported and games.reported_after_event().any():
+        return None
+    played, game_id = tail.last
+    log.append(
+        f"{system.slug}: from the stored state at its last rated game (game {game_id}, {played:%Y-%m-%d %H:%M}),"
+        f" its month from {tail.start} (asked: {since})"
+    )
+    return ledger, resumed, tail.start, games
 
 
 def _announce(run_id: int, system_id: int, published: list[int]) -> None:

@@ -22,6 +22,7 @@ from ratings.models import (
     RatingListEntry,
     RatingSystem,
     RecalculationRun,
+    ReplayTail,
     RunStatus,
     Trigger,
 )
@@ -698,7 +699,7 @@ def test_runs_carried_out_together_vacuum_the_tables_all_systems_share_once_afte
     add_event(coaches, dt.date(2024, 1, 13), [[(0, 1, (2, 0)), (2, 3, (1, 1)), (4, 5, (0, 1))]])
     add_event(coaches, dt.date(2024, 6, 8), [[(0, 2, (1, 0)), (1, 3, (0, 2)), (4, 5, (1, 1))]])
     slugs = ("elo", "glicko", "global-glicko", "knsb")
-    tables = [model._meta.db_table for model in (CurrentRating, CurrentSnapshot, EngineCheckpoint)]
+    tables = [model._meta.db_table for model in (CurrentRating, CurrentSnapshot, EngineCheckpoint, ReplayTail)]
 
     def vacuums() -> dict[str, tuple[int, int]]:
         """(manual vacuums, dead rows) of each shared table, as the server counts them"""
@@ -826,6 +827,9 @@ def test_an_event_at_the_end_of_a_month_writes_what_a_full_run_writes(slug):
     _month_with_an_event_at_its_end(coaches)
     partial = run(slug, since=dt.date(2024, 8, 31))
     assert partial.recomputed_from == dt.date(2024, 8, 1)
+    # its games all come after the last rated one (10 August): the run goes on from the state there
+    assert "from the stored state at its last rated game" in partial.log
+    assert partial.games_processed == 1
     after = everything(slug)
     assert verify_system(RatingSystem.objects.get(slug=slug), today=TODAY).count == 0
     full = run(slug)
