@@ -30,7 +30,7 @@ from django.utils import timezone
 from assurance.verification.checks import check_stored
 from assurance.verification.differences import Differences
 from assurance.verification.published import publication_checks
-from assurance.verification.replayed import _replay, compare_with_replay, drawn_as_stored
+from assurance.verification.replayed import _replay, compare_tail, compare_with_replay, drawn_as_stored
 from assurance.verification.stored import _codes, _Names, read_stored
 from rating_engines.common import paused_gc
 from ratings import selectors
@@ -67,6 +67,7 @@ def verify_system(system: RatingSystem, *, today: dt.date | None = None, limit: 
         stored = read_stored(system, codes, lists)
         if expected is not None:
             compare_with_replay(diffs, expected, stored, today, names)
+            compare_tail(diffs, expected.tails[0] if expected.tails else None, selectors.replay_tail(system, dt.date.max))
             del expected
         check_stored(diffs, system, config, stored, names, games, today)
         del stored

@@ -5,6 +5,7 @@ import datetime as dt
 from collections.abc import Callable
 from functools import partial
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from assurance.verification.tables import (
 from rating_engines import methods
 from rating_engines.common import AWAY, RowColumns
 from ratings.configuration import list_rules
-from ratings.replay import Chunk, Ledger, replay
+from ratings.replay import Chunk, Ledger, Tail, replay
 from ratings.services.storage import _key_arrays, _Keys
 
 _ROW_NAMES = (
@@ -49,6 +50,7 @@ class _Replayed:
     """What a fresh replay gives, as the stored columns."""
 
     def __init__(self, keys: _Keys, codes: dict[str, Codes]):
+        self.tails: list[Tail] = []  # the replay's tail, where an event at the end goes on from
         self.keys = keys
         self.codes = codes
         self.race = _Cached(lambda slug: keys.race[slug] or 0)
@@ -141,7 +143,7 @@ def _replay(system, module, config, games, today: dt.date, complete: Callable[[d
     ledger = Ledger()
     for chunk in replay(
         methods.for_replay(module, len(games)), config, games, ledger, start=None, until=today, rules=list_rules(system, config),
-        per_race=system.per_race, complete=complete, both=both,
+        per_race=system.per_race, complete=complete, both=both, keep_tail=out.tails.append,
     ):
         out.add(chunk)
         if on_list is not None and chunk.is_list:
@@ -149,6 +151,55 @@ def _replay(system, module, config, games, today: dt.date, complete: Callable[[d
     return out
 
 
+
+
+def compare_tail(diffs: Differences, expected: Tail | None, stored: Tail | None) -> None:
+    """The stored replay tail (ReplayTail) against the fresh replay's: the game it is at, the
+    engine's state there, the board and the month's rows and summaries so far. A run for an event
+    at the end goes on from it: a wrong one would make the next run's figures wrong."""
+    def differ(what: str) -> None:
+        diffs.differences(1, lambda n: iter([f"replay tail: {what}"]))
+
+    def at(tail: Tail) -> str:
+        return f"at game {tail.last[1]} ({tail.last[0]:%Y-%m-%d %H:%M}), its month from {tail.start}"
+
+    if expected is None or stored is None:
+        if stored is not None:
+            differ(f"stored {at(stored)}, where the replay leaves none")
+        elif expected is not None:
+            differ(f"none stored, where the replay leaves one {at(expected)}")
+        return
+    if (stored.start, stored.last) != (expected.start, expected.last):
+        differ(f"stored {at(stored)}, where the replay's is {at(expected)}")
+        return
+    (ledger, resumed), (fresh, fresh_resumed) = stored.resumed(), expected.resumed()
+    for what, mine, theirs in (
+        ("the engine's state", ledger.engine_state, fresh.engine_state),
+        ("the ratings as of its month's start", ledger.board, fresh.board),
+        ("the games rated before its month", (ledger.games, ledger.first), (fresh.games, fresh.first)),
+        ("its month's rows so far", [row for part in resumed.rows for row in part], [row for part in fresh_resumed.rows for row in part]),
+        ("its month's summaries so far", (resumed.summaries, resumed.given), (fresh_resumed.summaries, fresh_resumed.given)),
+    ):
+        if not _same(mine, theirs):
+            differ(f"{what} {at(stored)} is not the replay's")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values, looked into: arrays element by element (NaN equal to NaN), objects by their state."""
+    if isinstance(a, np.ndarray | np.generic) or isinstance(b, np.ndarray | np.generic):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(value, b[key]) for key, value in a.items())
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if a is None or isinstance(a, str | int | bytes | dt.date):
+        return bool(a == b)
+    return _same(a.__getstate__(), b.__getstate__())
 
 
 def _compare(diffs: Differences, what: str, key_columns: list[str], columns: list[Column], expected: Table,

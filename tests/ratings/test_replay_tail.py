@@ -4,6 +4,7 @@ import datetime as dt
 import pickle
 from dataclasses import replace
 
+import lz4.frame
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -217,3 +218,22 @@ def test_a_run_whose_replay_leaves_no_tail_deletes_the_one_before():
     assert not went_on(run("elo", since=dt.date(2024, 9, 21)))
 
 
+
+@pytest.mark.django_db
+def test_verify_ratings_reports_a_tail_that_is_not_the_replays():
+    coaches = CoachFactory.create_batch(8)
+    add_event(coaches, dt.date(2024, 8, 10), [ROUND, ROUND])
+    run("elo")
+    elo = RatingSystem.objects.get(slug="elo")
+    assert verify_system(elo, today=TODAY).count == 0
+    tail = ReplayTail.objects.get(system=elo)
+    ledger, resumed = pickle.loads(lz4.frame.decompress(bytes(tail.state)))
+    key = next(iter(ledger.engine_state.ratings))
+    ledger.engine_state.ratings[key] += 0.01
+    tail.state = lz4.frame.compress(pickle.dumps((ledger, resumed)))
+    tail.save()
+    found = verify_system(elo, today=TODAY)
+    assert found.count == 1 and found.first[0].startswith("replay tail: the engine's state at game")
+    ReplayTail.objects.filter(system=elo).delete()
+    found = verify_system(elo, today=TODAY)
+    assert found.count == 1 and found.first[0].startswith("replay tail: none stored, where the replay leaves one at game")
