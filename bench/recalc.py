@@ -260,25 +260,34 @@ def settle() -> str:
     return "(after a CHECKPOINT)"
 
 
-def recalculate_all(since: dt.date | None, today: dt.date, jobs: int) -> tuple[float, list[tuple], str]:
+def recalculate_all(since: dt.date | None, today: dt.date, jobs: int) -> tuple[float, list[tuple], str, float]:
     """As `manage.py recalculate [--since] [--jobs]` does: the games read once, then one run per
-    system, `jobs` at a time. Returns the wall time, each run's figures and the work it cost."""
+    system, `jobs` at a time. Returns the wall time, each run's figures, the work it cost, and the
+    seconds until the last run finished (its figures on every page from its commit on; vacuums and
+    the other runs' work after it are not in it)."""
+    from django.utils import timezone
+
     from ratings import services
     from ratings.models import RatingSystem, Trigger
 
     work = Work()
+    begun = timezone.now()
     started = time.perf_counter()
     runs = [
         services.recalculation_request(system=RatingSystem.objects.get(slug=slug), trigger=Trigger.MANUAL, since=since, enqueue=False)
         for slug in SYSTEMS
     ]
     figures = []
+    finished: list[dt.datetime] = []
     for run in services.recalculation_execute_many([run.pk for run in runs], today=today, jobs=jobs):
         if isinstance(run, Exception):
             raise run
         figures.append((run.system.slug, run.duration, run.games_processed, run.rows_written, run.recomputed_from,
-                        published(run.log)))
-    return time.perf_counter() - started, figures, work.since()
+                        published(run.log), "from the stored state at its last rated game" in run.log))
+        if run.finished_at is not None:
+            finished.append(run.finished_at)
+    wall = time.perf_counter() - started
+    return wall, figures, work.since(), (max(finished) - begun).total_seconds()
 
 
 def published(log: str) -> str:
@@ -329,22 +338,24 @@ def verify_all(today: dt.date, jobs: int) -> tuple[float, str, str]:
 
 
 def report(
-    title: str, measured: tuple[float, list[tuple], str], target: str, memory: MemoryPeak, *, event: int | None = None,
+    title: str, measured: tuple[float, list[tuple], str, float], target: str, memory: MemoryPeak, *, event: int | None = None,
     asked: dt.date | None = None,
 ) -> None:
     """The case's figures; with `event`, the calculation rows of its games in each system afterwards
     (each game gets a row per side in every system that rated it; KNSB adds depot rows)."""
-    wall, figures, work = measured
+    wall, figures, work, visible = measured
     print(f"\n{title}: {wall:.1f} s in all (target {target}); peak memory {memory.take():.0f} MiB "
           f"(this process and its runs' processes, PSS; target ≤ 2 GB); load average {os.getloadavg()[0]:.2f}")
+    print(f"  the last run finished after {visible:.1f} s (every ranking shows the figures from its commit on; "
+          f"the rest is the vacuum after the runs)")
     print(f"  {work}")
     if asked is not None:
         print(f"  asked from {asked}: the record holds {games_from(asked):,} games from then on; each run replays "
-              f"from the checkpoint at or before it")
+              f"from the checkpoint at or before it, or goes on from its system's last rated game (\"tail\")")
     rated = event_rows(event) if event is not None else {}
-    for slug, seconds, games, rows, start, publishing in figures:
+    for slug, seconds, games, rows, start, publishing, tail in figures:
         line = (f"  {slug:14} {seconds:7.2f} s  {games:>9,} games replayed  {rows:>10,} rows written  from {start or 'the start'}"
-                f"{publishing}")
+                f"{' (tail)' if tail else ''}{publishing}")
         if event is not None:
             line += f"  ({rated.get(slug, 0):,} rows for the event's games)"
         print(line)
