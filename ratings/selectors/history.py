@@ -279,18 +279,21 @@ def resume_point(system, day: dt.date | None):
     empty ledger from the first game when there is none (or no day)."""
     if day is None:
         return Ledger(), None
-    checkpoints = _checkpoints_at(system, day).values_list("state", "as_of")[:1]
-    if connection.vendor == "postgresql":  # megabytes: binary, not hex text
-        sql, params = checkpoints.query.sql_with_params()
-        found = fetch_binary(sql, list(params))
-    else:
-        found = list(checkpoints)
+    found = _with_blobs(_checkpoints_at(system, day).values_list("state", "as_of")[:1])
     if not found:
         return Ledger(), None
     state, as_of = bytes(found[0][0]), found[0][1]
     # LZ4 frames; checkpoints written before LZ4 are zlib streams
     raw = lz4.frame.decompress(state) if state[:4] == LZ4_MAGIC else zlib.decompress(state)
     return _CheckpointUnpickler(io.BytesIO(raw)).load(), as_of
+
+
+def _with_blobs(rows: QuerySet) -> list[tuple]:
+    """The rows of a query of megabytes of state: binary on PostgreSQL, not hex text."""
+    if connection.vendor == "postgresql":
+        sql, params = rows.query.sql_with_params()
+        return fetch_binary(sql, list(params))
+    return list(rows)
 
 
 def _tails_before(system, day: dt.date):
@@ -308,12 +311,7 @@ def replay_tail(system, day: dt.date | None) -> Tail | None:
     ones the run is for, comes after it."""
     if day is None:
         return None
-    found = _tails_before(system, day).values_list("start", "last_played", "last_game", "state")
-    if connection.vendor == "postgresql":  # megabytes: binary, not hex text
-        sql, params = found.query.sql_with_params()
-        rows = fetch_binary(sql, list(params))
-    else:
-        rows = list(found)
+    rows = _with_blobs(_tails_before(system, day).values_list("start", "last_played", "last_game", "state"))
     if not rows:
         return None
     start, played, game, state = rows[0]
