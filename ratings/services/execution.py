@@ -12,11 +12,13 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 import lz4.frame
+import numpy as np
 from django.db import connection, models, transaction
 from django.utils import timezone
 
 from rating_engines import methods
 from rating_engines.common import GameRecord, paused_gc
+from rating_engines.protocol import LateResults
 from ratings import partitions, selectors, signals
 from ratings.bulk import bulk_insert
 from ratings.configuration import engine_for, list_rules
@@ -318,7 +320,7 @@ def _recalculate(
     rules = list_rules(system, config)
     reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
     newest = newest_game()  # before the read: a game entered after it is in none of this run's lists
-    tail = _tail_to_go_on_from(system, since, config, reported=reported, log=log)
+    tail = _tail_to_go_on_from(system, since, module, config, log=log)
     if tail is not None:
         ledger, resumed, start, games = tail
     else:
@@ -385,13 +387,13 @@ def _recalculate(
 
 
 def _tail_to_go_on_from(
-    system: RatingSystem, since: dt.date | None, config, *, reported: bool, log: list[str],
+    system: RatingSystem, since: dt.date | None, module, config, *, log: list[str],
 ) -> tuple[Ledger, Resumed, dt.date, Sequence[GameRecord]] | None:
     """(ledger, resumed, start, games) to go on from the system's ReplayTail, when the run is for
     games that all come after its last one: an event at the end continues from the state at the
     last rated game instead of replaying the month. None when it may not: no tail, a state made
-    under other parameters, or (KNSB) a result among the games that may have come late, which goes
-    into a later list than its month's."""
+    under other parameters, or (KNSB) a result among the games that came late (it goes into a
+    later list than its month's) or was corrected."""
     tail = selectors.replay_tail(system, since)
     if tail is None:
         return None
@@ -403,8 +405,10 @@ def _tail_to_go_on_from(
     if getattr(ledger.engine_state, "config", config) != config:
         return None
     games = selectors.games_after(tail.last)
-    if reported and games.reported_after_event().any():
-        return None
+    if isinstance(module, LateResults):  # only a result reported after its event's end may be late
+        reported = games.take(np.flatnonzero(games.reported_after_event()))
+        if any(g.corrections or module.late_month(g) is not None for g in reported):
+            return None
     played, game_id = tail.last
     log.append(
         f"{system.slug}: from the stored state at its last rated game (game {game_id}, {played:%Y-%m-%d %H:%M}),"

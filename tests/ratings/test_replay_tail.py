@@ -182,7 +182,7 @@ def test_events_at_the_end_go_on_from_the_last_rated_game_and_store_what_a_full_
 
 
 @pytest.mark.django_db
-def test_games_on_the_last_rated_day_or_a_late_knsb_result_replay_the_month_from_its_checkpoint():
+def test_games_on_the_last_rated_day_or_a_late_knsb_result_replay_the_month_from_its_checkpoint_and_others_go_on():
     coaches = CoachFactory.create_batch(8)
     add_event(coaches, dt.date(2024, 7, 13), [ROUND])
     add_event(coaches, dt.date(2024, 8, 10), [ROUND])
@@ -193,6 +193,10 @@ def test_games_on_the_last_rated_day_or_a_late_knsb_result_replay_the_month_from
     for slug in SYSTEMS:
         finished = run(slug, since=dt.date(2024, 8, 10))
         assert not went_on(finished) and f"{slug}: from 2024-08-01 (asked: 2024-08-10)" in finished.log
+    # results entered after their event's end, in its month: on time for every method
+    entered = add_event(coaches, dt.date(2024, 8, 17), [[(2, 5, (1, 1))]])
+    Game.objects.filter(event=entered).update(reported_on=dt.date(2024, 8, 20))
+    assert all(went_on(run(slug, since=dt.date(2024, 8, 17))) for slug in SYSTEMS)
     # results reported a month after their event: KNSB rates them in a later list than August's
     late = add_event(coaches, dt.date(2024, 8, 24), [[(1, 2, (0, 2))]])
     Game.objects.filter(event=late).update(reported_on=dt.date(2024, 9, 2))
