@@ -66,6 +66,7 @@ from ratings.selectors.history import (
     resume_point,
     run_covering,
     systems_named,
+    tail_start,
 )
 from ratings.selectors.impact import SystemImpact, sanction_impact
 from ratings.selectors.lists import (
@@ -235,6 +236,7 @@ __all__ = [
     "resume_date",
     "resume_point",
     "replay_tail",
+    "tail_start",
     "run_covering",
     "run_get",
     "run_list",

@@ -305,6 +305,11 @@ def has_tail_before(system, day: dt.date | None) -> bool:
     return day is not None and _tails_before(system, day).exists()
 
 
+def tail_start(system) -> dt.date | None:
+    """The month start the system's replay tail goes on from (None: no tail)."""
+    return ReplayTail.objects.filter(system=system).values_list("start", flat=True).first()
+
+
 def replay_tail(system, day: dt.date | None) -> Tail | None:
     """The stored Tail of `system`'s last run if a run asked to start on `day` may go on from it
     (ReplayTail): its last game was played on an earlier day, so every game from `day` on, the

@@ -393,7 +393,12 @@ def _tail_to_go_on_from(
     games that all come after its last one: an event at the end continues from the state at the
     last rated game instead of replaying the month. None when it may not: no tail, a state made
     under other parameters, or (KNSB) a result among the games that came late (it goes into a
-    later list than its month's) or was corrected."""
+    later list than its month's) or was corrected; and when a checkpoint after the tail's month
+    start serves (the games are in a later month than the last rated one, a list drawn between):
+    the run replays less from there."""
+    start = selectors.tail_start(system)
+    if start is None or (selectors.resume_date(system, since) or dt.date.min) > start:
+        return None
     tail = selectors.replay_tail(system, since)
     if tail is None:
         return None

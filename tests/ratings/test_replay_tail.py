@@ -167,12 +167,17 @@ def test_events_at_the_end_go_on_from_the_last_rated_game_and_store_what_a_full_
     add_event(coaches, dt.date(2024, 8, 31), [[(0, 1, (0, 1)), (2, 4, (1, 1))]])
     first = run(slug, since=dt.date(2024, 8, 31))
     assert went_on(first) and first.games_processed == 2 and first.recomputed_from == dt.date(2024, 8, 1)
-    # another in September, rated a month later: from the tail the first left, on 31 August; the
-    # list of 1 October drawn for the first time
+    # another in September, after the list of 1 September the first drew: from its checkpoint,
+    # which the tail (from 1 August) would replay more than
+    add_event(coaches, dt.date(2024, 9, 7), [[(3, 5, (2, 1))]])
+    second = run(slug, since=dt.date(2024, 9, 7))
+    assert not went_on(second) and second.recomputed_from == dt.date(2024, 9, 1)
+    # and one more, rated a month later: from the tail the second left, on 7 September; the list
+    # of 1 October drawn for the first time
     add_event(coaches, dt.date(2024, 9, 14), [[(3, 5, (2, 1)), (6, 7, (0, 0))]])
     later = dt.date(2024, 10, 20)
-    second = run(slug, since=dt.date(2024, 9, 14), today=later)
-    assert went_on(second) and second.games_processed == 2 and second.recomputed_from == dt.date(2024, 8, 1)
+    third = run(slug, since=dt.date(2024, 9, 14), today=later)
+    assert went_on(third) and third.games_processed == 2 and third.recomputed_from == dt.date(2024, 9, 1)
     assert RatingList.objects.filter(system__slug=slug, date=dt.date(2024, 10, 1)).exists()
     after = stored(slug)
     assert verify_system(RatingSystem.objects.get(slug=slug), today=later).count == 0
@@ -215,8 +220,7 @@ def test_a_run_whose_replay_leaves_no_tail_deletes_the_one_before():
     assert ReplayTail.objects.filter(system__slug="elo").exists()
     # a game dated after today is given to the engine: nothing after it may be taken for new
     add_event(coaches, dt.date(2024, 9, 20), [[(0, 1, (1, 0))]])
-    finished = run("elo", since=dt.date(2024, 9, 20))
-    assert went_on(finished)
+    run("elo", since=dt.date(2024, 9, 20))
     assert not ReplayTail.objects.filter(system__slug="elo").exists()
     add_event(coaches, dt.date(2024, 9, 21), [[(2, 3, (1, 0))]])
     assert not went_on(run("elo", since=dt.date(2024, 9, 21)))
