@@ -103,6 +103,12 @@ class ReplayTail(models.Model):
     start = models.DateField(help_text="The month start the replay's last chunk starts from.")
     last_played = models.DateTimeField(help_text="The last game given to the engine: its time of play ...")
     last_game = models.BigIntegerField(help_text="... and its id (games are rated in that order).")
+    record = models.CharField(
+        max_length=64, default="",
+        help_text="SHA-256 of the recorded games of its month up to its last game, as its run read them: a run goes "
+                  "on from the tail only if the record still holds exactly these (a change that asked for no run, "
+                  "or whose run failed, sends it back to the checkpoint).",
+    )
     state = models.BinaryField()
 
 

@@ -700,6 +700,7 @@ class Tail:
     start: dt.date
     last: tuple[dt.datetime, int]
     state: bytes
+    record: str = ""  # ReplayTail.record, once the run that took it knows its games
 
     def resumed(self) -> tuple[Ledger, Resumed]:
         return pickle.loads(self.state)

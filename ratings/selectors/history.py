@@ -1,9 +1,10 @@
 """Reads for the ratings: the game stream the engines consume, and stored ratings for pages and exports."""
 import datetime as dt
+import hashlib
 import io
 import pickle
 import zlib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -300,9 +301,23 @@ def _tails_before(system, day: dt.date):
     return ReplayTail.objects.filter(system=system, last_played__lt=dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC))
 
 
-def has_tail_before(system, day: dt.date | None) -> bool:
-    """Whether a run of `system` asked to start on `day` finds a tail to go on from (replay_tail)."""
-    return day is not None and _tails_before(system, day).exists()
+def month_record(games: Sequence[GameRecord], start: dt.date, last: tuple[dt.datetime, int]) -> tuple[str, int]:
+    """(SHA-256 of the games played from `start` up to `last` (time, id) among `games`, in rating
+    order and with every field and correction; the position in `games` of the first game after `last`)."""
+    times = _times_of(games)
+    lo = bisect_left(times, dt.datetime.combine(start, dt.time()))
+    hi = bisect_right(times, last[0])
+    digest = hashlib.sha256()
+    for g in games[lo:hi]:
+        if (g.played_at, g.game_id) > last:
+            break
+        digest.update(repr(g.__reduce__()[1]).encode())
+        lo += 1
+    return digest.hexdigest(), lo
+
+
+def _times_of(games: Sequence[GameRecord]) -> list[dt.datetime]:
+    return games.times if isinstance(games, RecordColumns) else [g.played_at for g in games]
 
 
 def tail_start(system) -> dt.date | None:
@@ -316,20 +331,11 @@ def replay_tail(system, day: dt.date | None) -> Tail | None:
     ones the run is for, comes after it."""
     if day is None:
         return None
-    rows = _with_blobs(_tails_before(system, day).values_list("start", "last_played", "last_game", "state"))
+    rows = _with_blobs(_tails_before(system, day).values_list("start", "last_played", "last_game", "record", "state"))
     if not rows:
         return None
-    start, played, game, state = rows[0]
-    return Tail(start, (naive_utc(played), game), lz4.frame.decompress(bytes(state)))
-
-
-def games_after(last: tuple[dt.datetime, int]) -> RecordColumns:
-    """The recorded games rated after `last` (a game's time of play and id), as columns."""
-    games = record_columns(since=last[0])
-    rated = 0  # in rating order: those of its very time with an id up to its own were rated with it
-    while rated < len(games) and games.times[rated] == last[0] and games[rated].game_id <= last[1]:
-        rated += 1
-    return games[rated:]
+    start, played, game, record, state = rows[0]
+    return Tail(start, (naive_utc(played), game), lz4.frame.decompress(bytes(state)), record)
 
 
 class _CheckpointUnpickler(pickle.Unpickler):

@@ -17,7 +17,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from rating_engines import methods
-from rating_engines.common import GameRecord, paused_gc
+from rating_engines.common import GameRecord, RecordColumns, paused_gc
 from rating_engines.protocol import LateResults
 from ratings import partitions, selectors, signals
 from ratings.bulk import bulk_insert
@@ -172,8 +172,7 @@ def recalculation_execute_many(
     dates = [run.from_date for run in runs]
     since = min((day for day in dates if day is not None), default=None) if None not in dates else None
     read: list[selectors.GameHistory] = []
-    # runs that go on from their system's tail read only the games after it, each its own
-    if len(runs) > 1 and not all(selectors.has_tail_before(run.system, run.from_date) for run in runs):
+    if len(runs) > 1:
         try:
             read.append(selectors.game_history([run.system for run in runs], since))
         except Exception:  # no run started: each records why
@@ -320,9 +319,9 @@ def _recalculate(
     rules = list_rules(system, config)
     reported = selectors.reads_reported(module)  # KNSB: from a checkpoint, the games reported since go forward too
     newest = newest_game()  # before the read: a game entered after it is in none of this run's lists
-    tail = _tail_to_go_on_from(system, since, module, config, log=log)
+    tail = _tail_to_go_on_from(system, since, module, config, history=history, log=log)
     if tail is not None:
-        ledger, resumed, start, games = tail
+        ledger, resumed, start, read, games = tail
     else:
         resumed = None
         ledger, start = selectors.resume_point(system, since)
@@ -341,7 +340,7 @@ def _recalculate(
         shared = history.since(start, reported=reported) if history is not None else None
         if shared is not None:
             log.append("games read once for several systems")
-        games = shared if shared is not None else selectors.columns_from(start, reported=reported)
+        games = read = shared if shared is not None else selectors.columns_from(start, reported=reported)
     log.append(f"{len(games)} games to replay")
     keep_checkpoint = checkpoint_dates(today)
     clock = _Laps(log)
@@ -373,8 +372,9 @@ def _recalculate(
     EngineCheckpoint.objects.filter(pk__in=stale).delete()  # the run's own are all kept
     written = rows.count + output.save(clock.lap)
     for kept in tails:
-        bulk_insert(ReplayTail, ["system", "start", "last_played", "last_game", "state"], [
-            (system.pk, kept.start, kept.last[0], kept.last[1], lz4.frame.compress(kept.state)),
+        record, _ = selectors.month_record(read, kept.start, kept.last)
+        bulk_insert(ReplayTail, ["system", "start", "last_played", "last_game", "record", "state"], [
+            (system.pk, kept.start, kept.last[0], kept.last[1], record, lz4.frame.compress(kept.state)),
         ])
     if fresh:
         fresh.swap()  # last: it locks the tables that pages read until the run commits
@@ -387,15 +387,17 @@ def _recalculate(
 
 
 def _tail_to_go_on_from(
-    system: RatingSystem, since: dt.date | None, module, config, *, log: list[str],
-) -> tuple[Ledger, Resumed, dt.date, Sequence[GameRecord]] | None:
-    """(ledger, resumed, start, games) to go on from the system's ReplayTail, when the run is for
-    games that all come after its last one: an event at the end continues from the state at the
-    last rated game instead of replaying the month. None when it may not: no tail, a state made
-    under other parameters, or (KNSB) a result among the games that came late (it goes into a
-    later list than its month's) or was corrected; and when a checkpoint after the tail's month
-    start serves (the games are in a later month than the last rated one, a list drawn between):
-    the run replays less from there."""
+    system: RatingSystem, since: dt.date | None, module, config, *, history: selectors.GameHistory | None,
+    log: list[str],
+) -> tuple[Ledger, Resumed, dt.date, Sequence[GameRecord], Sequence[GameRecord]] | None:
+    """(ledger, resumed, start, the games read from its month's start, the games after its last
+    one) to go on from the system's ReplayTail, when the run is for games that all come after its
+    last one: an event at the end continues from the state at the last rated game instead of
+    replaying the month. None when it may not: no tail; a state made under other parameters; the
+    record of its month no longer the one its run read (a change that asked for no run, an import
+    say, or whose run failed or was cancelled); (KNSB) a result among the games that came late (it
+    goes into a later list than its month's) or was corrected; or a checkpoint after the tail's
+    month start (a list drawn between): the run replays less from there."""
     start = selectors.tail_start(system)
     if start is None or (selectors.resume_date(system, since) or dt.date.min) > start:
         return None
@@ -409,17 +411,24 @@ def _tail_to_go_on_from(
         return None
     if getattr(ledger.engine_state, "config", config) != config:
         return None
-    games = selectors.games_after(tail.last)
+    read = history.since(tail.start, reported=False) if history is not None else None
+    if read is None:
+        read = selectors.columns_from(tail.start, reported=False)
+    record, after = selectors.month_record(read, tail.start, tail.last)
+    if record != tail.record:
+        log.append(f"{system.slug}: the games of its last rated month changed since its last run")
+        return None
+    games = read[after:]
     if isinstance(module, LateResults):  # only a result reported after its event's end may be late
-        reported = games.take(np.flatnonzero(games.reported_after_event()))
-        if any(g.corrections or module.late_month(g) is not None for g in reported):
+        looked_at = games.take(np.flatnonzero(games.reported_after_event())) if isinstance(games, RecordColumns) else games
+        if any(g.corrections or module.late_month(g) is not None for g in looked_at):
             return None
     played, game_id = tail.last
     log.append(
         f"{system.slug}: from the stored state at its last rated game (game {game_id}, {played:%Y-%m-%d %H:%M}),"
         f" its month from {tail.start} (asked: {since})"
     )
-    return ledger, resumed, tail.start, games
+    return ledger, resumed, tail.start, read, games
 
 
 def _announce(run_id: int, system_id: int, published: list[int]) -> None:

@@ -28,7 +28,7 @@ from ratings.replay import Ledger, ListRules, Tail, replay
 from ratings.services import storage
 from tests.factories import CoachFactory
 from tests.ratings.conftest import TODAY, add_event
-from tournaments.models import Game
+from tournaments.models import Event, Game
 
 START = dt.datetime(2024, 1, 1)
 VARIANT = "bb2020"
@@ -56,7 +56,8 @@ def events(draw, first_id: int, first_day: int, count: int):
         end = (START + dt.timedelta(days=day + length)).date()
         for _ in range(draw(st.integers(1, 5))):
             home, away = draw(st.lists(st.integers(1, 5), min_size=2, max_size=2, unique=True))
-            played = START + dt.timedelta(days=day + draw(st.integers(0, length)), hours=draw(st.sampled_from([9, 13])))
+            # midnight too: a game at a month's first minute belongs to that month's chunk
+            played = START + dt.timedelta(days=day + draw(st.integers(0, length)), hours=draw(st.sampled_from([0, 9, 13])))
             games.append(GameRecord(
                 game_id=first_id * 100 + len(games), played_at=played, event_id=event_id, variant=VARIANT,
                 home=home, home_race=draw(st.sampled_from(["orc", "elf"])), away=away, away_race="human",
@@ -109,7 +110,7 @@ def test_games_after_the_last_rated_one_go_on_from_the_tail_to_what_the_whole_re
     assert tail.start == tail.last[0].date().replace(day=1)
     ledger, resumed = tail.resumed()
     again: list[Tail] = []
-    # the games the record holds after it (selectors.games_after)
+    # the games the record holds after it
     following = [g for g in before + after if (g.played_at, g.game_id) > tail.last]
     went_on = run(following, ledger, start=tail.start, until=today, resumed=resumed, keep_tail=again.append)
     whole = [chunk for chunk in run(before + after, Ledger(), start=None, until=today) if chunk.start >= tail.start]
@@ -213,6 +214,31 @@ def test_games_on_the_last_rated_day_or_a_late_knsb_result_replay_the_month_from
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("change", ["a game added", "an event rejected", "a score changed"])
+def test_a_month_whose_record_changed_without_a_run_replays_from_its_checkpoint(change):
+    """A change that asked for no run (an import), or whose run failed or was cancelled, is not in
+    the tail: the next run replays the month from its checkpoint, and stores what a full run stores."""
+    coaches = CoachFactory.create_batch(8)
+    add_event(coaches, dt.date(2024, 8, 3), [ROUND])
+    add_event(coaches, dt.date(2024, 8, 10), [ROUND])
+    for slug in SYSTEMS:
+        run(slug)
+    if change == "a game added":
+        add_event(coaches, dt.date(2024, 8, 4), [[(0, 7, (3, 0))]])
+    elif change == "an event rejected":
+        Event.objects.filter(start_date=dt.date(2024, 8, 3)).update(status="rejected")
+    else:
+        Game.objects.filter(event__start_date=dt.date(2024, 8, 3)).update(home_touchdowns=5)
+    add_event(coaches, dt.date(2024, 8, 31), [[(0, 1, (0, 1))]])
+    for slug in SYSTEMS:
+        finished = run(slug, since=dt.date(2024, 8, 31))
+        assert not went_on(finished) and "the games of its last rated month changed since its last run" in finished.log
+        after = stored(slug)
+        run(slug)
+        assert stored(slug) == after
+
+
+@pytest.mark.django_db
 def test_a_run_whose_replay_leaves_no_tail_deletes_the_one_before():
     coaches = CoachFactory.create_batch(8)
     add_event(coaches, dt.date(2024, 8, 10), [ROUND])
@@ -230,18 +256,36 @@ def test_a_run_whose_replay_leaves_no_tail_deletes_the_one_before():
 @pytest.mark.django_db
 def test_verify_ratings_reports_a_tail_that_is_not_the_replays():
     coaches = CoachFactory.create_batch(8)
+    add_event(coaches, dt.date(2024, 7, 13), [ROUND])
     add_event(coaches, dt.date(2024, 8, 10), [ROUND, ROUND])
     run("elo")
     elo = RatingSystem.objects.get(slug="elo")
     assert verify_system(elo, today=TODAY).count == 0
-    tail = ReplayTail.objects.get(system=elo)
-    ledger, resumed = pickle.loads(lz4.frame.decompress(bytes(tail.state)))
-    key = next(iter(ledger.engine_state.ratings))
-    ledger.engine_state.ratings[key] += 0.01
-    tail.state = lz4.frame.compress(pickle.dumps((ledger, resumed)))
-    tail.save()
+    made = bytes(ReplayTail.objects.get(system=elo).state)
+
+    def tampered(change) -> list[str]:
+        ledger, resumed = pickle.loads(lz4.frame.decompress(made))
+        change(ledger, resumed)
+        ReplayTail.objects.filter(system=elo).update(state=lz4.frame.compress(pickle.dumps((ledger, resumed))))
+        found = verify_system(elo, today=TODAY)
+        assert found.count == 1
+        return found.first
+
+    def rating(ledger, resumed):
+        ledger.engine_state.ratings[next(iter(ledger.engine_state.ratings))] += 0.01
+
+    def board(ledger, resumed):
+        ledger.board.value[0] += 1
+
+    def rows(ledger, resumed):
+        resumed.rows[-1] = resumed.rows[-1][:-1]
+
+    assert tampered(rating)[0].startswith("replay tail: the engine's state at game")
+    assert tampered(board)[0].startswith("replay tail: the ratings as of its month's start at game")
+    assert tampered(rows)[0].startswith("replay tail: its month's rows so far at game")
+    ReplayTail.objects.filter(system=elo).update(state=made, last_game=1)
     found = verify_system(elo, today=TODAY)
-    assert found.count == 1 and found.first[0].startswith("replay tail: the engine's state at game")
+    assert found.count == 1 and found.first[0].startswith("replay tail: stored at game 1 (")
     ReplayTail.objects.filter(system=elo).delete()
     found = verify_system(elo, today=TODAY)
     assert found.count == 1 and found.first[0].startswith("replay tail: none stored, where the replay leaves one at game")
