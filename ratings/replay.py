@@ -533,7 +533,7 @@ def replayable(
         counts = CountingRule.of(config).exclusion
         first = next((g.played_at.date() for g in games if counts(g) is None), None)
     kept_from = lists_from if start is not None and lists_from is not None else first
-    times = _times(games)
+    times = play_times(games)
     lo = bisect_left(times, dt.datetime.combine(month_start(kept_from) if kept_from else FIRST_PLAY_DATE, dt.time()))
     hi = max(lo, bisect_left(times, dt.datetime.combine(until + dt.timedelta(days=1), dt.time())))
     if isinstance(games, RecordColumns):
@@ -606,7 +606,7 @@ def forwarded(
     return columns.take(at, replaced=replaced), late
 
 
-def _times(games: Sequence[GameRecord]) -> list[dt.datetime]:
+def play_times(games: Sequence[GameRecord]) -> list[dt.datetime]:
     """Each game's time of play."""
     return games.times if isinstance(games, RecordColumns) else [g.played_at for g in games]
 
@@ -751,7 +751,7 @@ def replay(
     later: list[GameRecord] = []  # late results whose list comes after `until`
     if isinstance(module, LateResults):  # KNSB: a result reported late goes into a later list
         games, late = forwarded(games, module.late_month, module.placements, start=start, until=until, later=later)
-    times = _times(games)
+    times = play_times(games)
     board = ledger.board
     # the last game given to the engine, and the chunk that holds it (where the Tail is taken): none
     # if a game before it is still to be given by a later run (a late result, for a list after

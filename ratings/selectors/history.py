@@ -36,7 +36,7 @@ from ratings.models import (
     ReplayTail,
     RunStatus,
 )
-from ratings.replay import Board, Ledger, Tail, replay
+from ratings.replay import Board, Ledger, Tail, play_times, replay
 from ratingsite.formatting import fixed, rating_places
 from tournaments.models import PUBLIC_STATUSES, Coach, EventStatus, GameCorrection, Race, Variant
 
@@ -304,7 +304,7 @@ def _tails_before(system, day: dt.date):
 def month_record(games: Sequence[GameRecord], start: dt.date, last: tuple[dt.datetime, int]) -> tuple[str, int]:
     """(SHA-256 of the games played from `start` up to `last` (time, id) among `games`, in rating
     order and with every field and correction; the position in `games` of the first game after `last`)."""
-    times = _times_of(games)
+    times = play_times(games)
     lo = bisect_left(times, dt.datetime.combine(start, dt.time()))
     hi = bisect_right(times, last[0])
     digest = hashlib.sha256()
@@ -314,10 +314,6 @@ def month_record(games: Sequence[GameRecord], start: dt.date, last: tuple[dt.dat
         digest.update(repr(g.__reduce__()[1]).encode())
         lo += 1
     return digest.hexdigest(), lo
-
-
-def _times_of(games: Sequence[GameRecord]) -> list[dt.datetime]:
-    return games.times if isinstance(games, RecordColumns) else [g.played_at for g in games]
 
 
 def tail_start(system) -> dt.date | None:
